@@ -1,0 +1,13 @@
+//! # Impulse
+//!
+//! A 2D rigid-body physics engine in the Box2D-Lite family: sequential impulses with warm
+//! starting, Baumgarte position correction, a block solver for two-point manifolds, joints,
+//! and (in the testbed) live toggles for every one of them.
+//!
+//! - [`physics`]: the core. Depends on glam and std only.
+//! - `scene`: RON scene files to and from a `World` (no GUI).
+//! - `app`: the interactive testbed, behind the `testbed` feature.
+//!
+//! Units are metres, kilograms, seconds and radians, with y up.
+
+pub mod physics;

@@ -1,0 +1,1 @@
+//! Broad phase: placeholder until the dynamic AABB tree lands.

@@ -1,0 +1,51 @@
+//! The physics core: rigid bodies, shapes, collision, contacts, joints and the solvers.
+//!
+//! Depends on glam and std only.
+//!
+//! **Units**: metres, kilograms, seconds, radians. **Frame**: x right, y up, angles
+//! counter-clockwise. Objects between 0.1 m and 10 m behave best (the tolerances in
+//! [`settings`] are tuned for that range). Contact normals point from shape A to shape B.
+//!
+//! Table of contents:
+//! - [`math`]: `Vec2` (glam), `Rot`, `Transform`, cross helpers, `Aabb`.
+//! - [`handle`]: generational handles and the arena that checks them.
+//! - [`error`]: `PhysicsError`, what every constructor returns on bad input.
+//! - [`settings`]: `SolverSettings` and every tolerance, with units and defaults.
+//! - [`body`], [`shape`]: definitions and stored state.
+//! - [`collision`]: narrow phase (manifolds), GJK distance, ray casts, broad phase.
+//! - [`contact`]: contact pairs kept across steps, matched by feature id.
+//! - [`solver`]: the step pipeline: classic sequential impulses, block solver.
+//! - [`joint`]: one file per joint type, dispatched by one `match`.
+//! - [`world`]: `World` owns everything: create, destroy, step, query, debug draw.
+//! - [`debug_draw`]: the `DebugDraw` trait the app implements.
+
+pub mod body;
+pub mod collision;
+pub mod contact;
+pub mod debug_draw;
+pub mod error;
+pub mod handle;
+pub mod joint;
+pub mod math;
+pub mod settings;
+pub mod shape;
+pub mod solver;
+pub mod world;
+
+pub use body::{Body, BodyDef, BodyKind};
+pub use collision::{Manifold, ManifoldPoint};
+pub use debug_draw::{Color, DebugDraw, DrawFlags};
+pub use error::{PhysicsError, PhysicsResult};
+pub use handle::{Arena, Handle};
+pub use joint::{Joint, JointDef, JointKind};
+pub use math::{Aabb, Rot, Transform, Vec2};
+pub use settings::{SolverKind, SolverSettings};
+pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, Shape, ShapeDef};
+pub use world::{RayHit, StepStats, World};
+
+/// Handle of a body in a `World`.
+pub type BodyHandle = Handle<Body>;
+/// Handle of a shape in a `World`.
+pub type ShapeHandle = Handle<Shape>;
+/// Handle of a joint in a `World`.
+pub type JointHandle = Handle<Joint>;

@@ -1,0 +1,196 @@
+//! Every solver setting and every engine tolerance, each with its unit, default and what
+//! changing it risks. `SolverSettings` can be changed between any two steps; the change takes
+//! effect on the next step.
+
+use super::error::{check_finite, check_finite_vec, check_non_negative, check_positive};
+use super::error::{PhysicsError, PhysicsResult};
+use super::math::Vec2;
+
+/// Collision and constraint tolerance, metres (0.005). Shapes closer than this are treated
+/// as touching in hull welding and clipping. Larger: visible gaps; smaller: jitter.
+pub const LINEAR_SLOP: f32 = 0.005;
+
+/// Distance, metres, by which broad-phase boxes are enlarged so that small moves do not
+/// re-insert proxies (0.1). Larger: more candidate pairs; smaller: more tree updates.
+pub const AABB_MARGIN: f32 = 0.1;
+
+/// Base speculative distance, metres (4 * LINEAR_SLOP): contact points are kept while the
+/// shapes are this close even if not touching, plus the distance the pair can close in one
+/// step. Smaller: fast bodies may tunnel; larger: more (harmless) contact points.
+pub const SPECULATIVE_DISTANCE: f32 = 4.0 * LINEAR_SLOP;
+
+/// Cap on the extra speculative distance from velocity, metres (about 10 body sizes at the
+/// engine's scale). Bounds the work for absurd speeds.
+pub const MAX_SPECULATIVE_DISTANCE: f32 = 8.0;
+
+/// Largest speed, m/s, a body may reach (4 m per step at 60 Hz is 240 m/s, Box2D's limit
+/// expressed per second at 60 Hz, with a little room). Guards against blow-ups turning into NaN.
+pub const MAX_TRANSLATION_SPEED: f32 = 400.0;
+
+/// Largest angular speed, rad/s (0.25 pi per step at 60 Hz).
+pub const MAX_ROTATION_SPEED: f32 = 0.25 * std::f32::consts::PI * 60.0;
+
+/// Which velocity solver runs the step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SolverKind {
+    /// Box2D-Lite's sequential impulses with Baumgarte position correction.
+    #[default]
+    Classic,
+    /// Box2D v3's soft step: sub-steps, soft constraints and a relax pass.
+    SoftStep,
+}
+
+/// Solver settings. Every field is public and documented with unit and default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolverSettings {
+    /// Which solver runs. Default `Classic`.
+    pub solver: SolverKind,
+    /// Velocity iterations per (sub-)step. Default 10. Fewer: soft, sinking stacks; more:
+    /// slower steps.
+    pub iterations: u32,
+    /// The step is split into this many equal sub-steps. Default 1 (classic). Each classic
+    /// sub-step is a full step (collide, solve, integrate) at dt / substeps.
+    pub substeps: u32,
+    /// On: clamp the accumulated impulse and apply the change (correct Coulomb and
+    /// non-penetration in aggregate). Off: clamp each increment alone, as Box2D-Lite's
+    /// `accumulateImpulses = false` does: stacks jitter and sink. Default on.
+    pub accumulate_impulses: bool,
+    /// Apply last step's impulses before iterating. Default on. Off: stacks need many more
+    /// iterations to stand.
+    pub warm_starting: bool,
+    /// Baumgarte position correction: a velocity bias pushing penetration back to the slop.
+    /// Default on. Off: penetration from round-off and gravity is never removed.
+    pub position_correction: bool,
+    /// Fraction of the penetration (beyond the slop) removed per step, 0..1. Default 0.2.
+    /// Larger: faster recovery but bounce and jitter.
+    pub bias_factor: f32,
+    /// Penetration, metres, left alone by position correction (the slop). Default 0.01.
+    /// Smaller: jitter; larger: visible overlap.
+    pub allowed_penetration: f32,
+    /// Solve the two points of a manifold together as a 2x2 mixed LCP (Box2D v2's block
+    /// solver). Default on. Falls back to one point at a time when the 2x2 system is
+    /// ill-conditioned.
+    pub block_solver: bool,
+    /// Relative normal speed, m/s, below which restitution is ignored (so resting contact
+    /// does not bounce). Default 1.
+    pub restitution_threshold: f32,
+    /// m/s^2. Default (0, -10), Box2D's.
+    pub gravity: Vec2,
+    /// Steps per second the world is meant to run at (the testbed's fixed dt is 1 / hz).
+    /// Default 60.
+    pub step_hz: f32,
+    /// Let still bodies fall asleep. Default on.
+    pub sleep: bool,
+    /// Seconds a body must stay below the sleep speeds before its island sleeps. Default 0.5.
+    pub time_to_sleep: f32,
+    /// Speed, m/s, below which a body counts as still. Default 0.05.
+    pub linear_sleep_tolerance: f32,
+    /// Angular speed, rad/s, below which a body counts as still. Default 2 degrees/s.
+    pub angular_sleep_tolerance: f32,
+    /// Soft step: contact stiffness, Hz (capped at a quarter of the sub-step rate). Default 30.
+    pub contact_hertz: f32,
+    /// Soft step: contact damping ratio. Default 10.
+    pub contact_damping_ratio: f32,
+    /// Soft step: fastest push-out of overlap, m/s. Default 3.
+    pub contact_push_max_velocity: f32,
+    /// Soft step: joint stiffness, Hz. Default 60.
+    pub joint_hertz: f32,
+    /// Soft step: joint damping ratio. Default 2 (Box2D v3's benchmark), 5 for its samples.
+    pub joint_damping_ratio: f32,
+}
+
+impl Default for SolverSettings {
+    fn default() -> Self {
+        SolverSettings {
+            solver: SolverKind::Classic,
+            iterations: 10,
+            substeps: 1,
+            accumulate_impulses: true,
+            warm_starting: true,
+            position_correction: true,
+            bias_factor: 0.2,
+            allowed_penetration: 0.01,
+            block_solver: true,
+            restitution_threshold: 1.0,
+            gravity: Vec2::new(0.0, -10.0),
+            step_hz: 60.0,
+            sleep: true,
+            time_to_sleep: 0.5,
+            linear_sleep_tolerance: 0.05,
+            angular_sleep_tolerance: 2.0_f32.to_radians(),
+            contact_hertz: 30.0,
+            contact_damping_ratio: 10.0,
+            contact_push_max_velocity: 3.0,
+            joint_hertz: 60.0,
+            joint_damping_ratio: 2.0,
+        }
+    }
+}
+
+impl SolverSettings {
+    /// The fixed time step, seconds.
+    pub fn dt(&self) -> f32 {
+        1.0 / self.step_hz
+    }
+
+    /// Check every number is in its valid range.
+    pub fn validate(&self) -> PhysicsResult<()> {
+        if self.iterations == 0 || self.iterations > 1000 {
+            return Err(PhysicsError::new(
+                "iterations",
+                format!("must be 1 to 1000, got {}", self.iterations),
+            ));
+        }
+        if self.substeps == 0 || self.substeps > 64 {
+            return Err(PhysicsError::new(
+                "substeps",
+                format!("must be 1 to 64, got {}", self.substeps),
+            ));
+        }
+        check_finite("bias_factor", self.bias_factor)?;
+        if !(0.0..=1.0).contains(&self.bias_factor) {
+            return Err(PhysicsError::new(
+                "bias_factor",
+                format!("must be between 0 and 1, got {}", self.bias_factor),
+            ));
+        }
+        check_non_negative("allowed_penetration", self.allowed_penetration)?;
+        check_non_negative("restitution_threshold", self.restitution_threshold)?;
+        check_finite_vec("gravity", self.gravity)?;
+        check_positive("step_hz", self.step_hz)?;
+        if self.step_hz > 10_000.0 {
+            return Err(PhysicsError::new(
+                "step_hz",
+                format!("must be at most 10000, got {}", self.step_hz),
+            ));
+        }
+        check_non_negative("time_to_sleep", self.time_to_sleep)?;
+        check_non_negative("linear_sleep_tolerance", self.linear_sleep_tolerance)?;
+        check_non_negative("angular_sleep_tolerance", self.angular_sleep_tolerance)?;
+        check_positive("contact_hertz", self.contact_hertz)?;
+        check_non_negative("contact_damping_ratio", self.contact_damping_ratio)?;
+        check_non_negative("contact_push_max_velocity", self.contact_push_max_velocity)?;
+        check_positive("joint_hertz", self.joint_hertz)?;
+        check_non_negative("joint_damping_ratio", self.joint_damping_ratio)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_bad_values_refused() {
+        assert!(SolverSettings::default().validate().is_ok());
+        let mut s = SolverSettings::default();
+        s.bias_factor = 1.5;
+        assert_eq!(s.validate().unwrap_err().field, "bias_factor");
+        s = SolverSettings::default();
+        s.step_hz = f32::NAN;
+        assert_eq!(s.validate().unwrap_err().field, "step_hz");
+        s = SolverSettings::default();
+        s.iterations = 0;
+        assert_eq!(s.validate().unwrap_err().field, "iterations");
+    }
+}

@@ -1,0 +1,89 @@
+//! The solvers: velocity-level constraint solving over contiguous solver arrays.
+//!
+//! - `body`: `SolverBody`, the velocities and inverse masses the iterations touch.
+//! - `contact`: contact constraints: prepare, warm start, solve (one point at a time or
+//!   the 2x2 block solver), restitution, store impulses.
+//! - `softness`: the soft-constraint coefficients shared by soft contacts and joints.
+//!
+//! The pipeline itself (the order of stages) is `World::step`, in `world.rs`.
+
+pub mod contact;
+pub mod softness;
+
+pub use softness::Softness;
+
+use super::math::{Rot, Vec2};
+use super::settings::SolverSettings;
+
+/// What the iterations read and write for one body. Index 0 of the solver array is a
+/// shared static body (zero velocity, zero inverse mass): static and sleeping bodies map
+/// to it, so constraints never branch on body kind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolverBody {
+    pub v: Vec2,
+    pub w: f32,
+    pub inv_mass: f32,
+    pub inv_inertia: f32,
+    /// Displacement of the centre of mass since the start of the step (soft step).
+    pub dp: Vec2,
+    /// Rotation since the start of the step (soft step).
+    pub dq: Rot,
+}
+
+impl SolverBody {
+    pub const STATIC: SolverBody = SolverBody {
+        v: Vec2::ZERO,
+        w: 0.0,
+        inv_mass: 0.0,
+        inv_inertia: 0.0,
+        dp: Vec2::ZERO,
+        dq: Rot::IDENTITY,
+    };
+}
+
+/// Per-(sub)step constants every constraint needs.
+#[derive(Clone, Copy, Debug)]
+pub struct StepContext {
+    /// The (sub-)step, seconds.
+    pub dt: f32,
+    /// 1 / dt (0 when dt is 0).
+    pub inv_dt: f32,
+    pub settings: SolverSettings,
+    /// Soft step: softness of joints (from `joint_hertz`, `joint_damping_ratio`).
+    pub joint_softness: Softness,
+    /// Soft step: softness of contacts between two moving bodies.
+    pub contact_softness: Softness,
+    /// Soft step: softness of contacts against static bodies (twice as stiff).
+    pub static_softness: Softness,
+}
+
+impl StepContext {
+    pub fn new(dt: f32, settings: &SolverSettings) -> StepContext {
+        let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
+        let contact_hertz = settings.contact_hertz.min(0.25 * inv_dt);
+        let joint_hertz = settings.joint_hertz.min(0.25 * inv_dt);
+        StepContext {
+            dt,
+            inv_dt,
+            settings: *settings,
+            joint_softness: Softness::new(joint_hertz, settings.joint_damping_ratio, dt),
+            contact_softness: Softness::new(contact_hertz, settings.contact_damping_ratio, dt),
+            static_softness: Softness::new(2.0 * contact_hertz, settings.contact_damping_ratio, dt),
+        }
+    }
+
+    /// True when impulses from the previous step are applied first.
+    pub fn warm_starting(&self) -> bool {
+        self.settings.warm_starting
+    }
+
+    /// Classic Baumgarte factor per second: `bias_factor / dt` when position correction is
+    /// on, else 0.
+    pub fn baumgarte(&self) -> f32 {
+        if self.settings.position_correction {
+            self.settings.bias_factor * self.inv_dt
+        } else {
+            0.0
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! The world (placeholder).
+pub struct World;
+pub struct StepStats;
+pub struct RayHit;
