@@ -563,7 +563,7 @@ pub struct Shape {
     /// Tight world AABB from the last step.
     pub(crate) aabb: Aabb,
     /// Broad-phase proxy id.
-    pub(crate) proxy: u32,
+    pub(crate) proxy: super::collision::broad_phase::ProxyId,
     pub(crate) handle: ShapeHandle,
 }
 

@@ -9,7 +9,9 @@
 //! - `broad_phase`: the dynamic AABB tree and pair finding.
 
 pub mod broad_phase;
+pub mod gjk;
 pub mod manifold;
+pub mod ray;
 
 pub use manifold::{feature_id, FeatureId, Manifold, ManifoldPoint};
 

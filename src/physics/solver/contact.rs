@@ -1,1 +1,441 @@
-//! Contact constraints (placeholder).
+//! Contact constraints: non-penetration along the normal, Coulomb friction along the
+//! tangent, restitution.
+//!
+//! For a contact point p with arms `r_a = p - c_a`, `r_b = p - c_b` and normal n (A to B):
+//!
+//! ```text
+//! C     = separation (>= 0 wanted)
+//! Cdot  = vn = n . (v_b + w_b x r_b - v_a - w_a x r_a)
+//! J     = [-n, -(r_a x n), n, (r_b x n)]
+//! K     = m_a + m_b + i_a (r_a x n)^2 + i_b (r_b x n)^2      (normal_mass = 1 / K)
+//! ```
+//! The tangent is `t = n x 1 = (n.y, -n.x)` with the same form of K.
+//!
+//! Sign convention for the velocity target: every impulse is
+//! `lambda = -mass * (Cdot + bias)`, so `bias < 0` pushes the bodies apart and `bias > 0`
+//! lets them approach:
+//! - speculative point (separation s > 0): `bias = s / h`: the gap may close in one step, no
+//!   more (this is what stops fast bodies tunnelling);
+//! - classic, penetrating: `bias = (bias_factor / h) * min(0, s + slop)` (Baumgarte);
+//! - soft step, penetrating: `bias = max(bias_rate * s, -max_push)` with the soft mass and
+//!   impulse scales of `Softness`.
+//!
+//! Block solver (seed 004; Box2D v2): the two normal constraints of a manifold are solved
+//! together as the mixed LCP `vn = K x + b, x >= 0, vn >= 0, x_i vn_i = 0` by total
+//! enumeration of the four cases, with the accumulated-impulse substitution `x = a + d`.
+//!
+//! Restitution (Box2D v3): after the iterations, a point that approached faster than the
+//! threshold and carried load is given `vn = -e * vn_before`.
+
+use super::{Softness, SolverBody, StepContext};
+use crate::physics::body::Body;
+use crate::physics::contact::Contact;
+use crate::physics::math::{cross, cross_sv, Vec2};
+
+/// Largest condition number the 2x2 block accepts before it falls back to one point at a
+/// time (Box2D v2's `k_maxConditionNumber`).
+const MAX_CONDITION_NUMBER: f32 = 1000.0;
+
+/// One point of a contact constraint.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContactConstraintPoint {
+    /// Arms from the centres of mass to the contact point, fixed for the step.
+    pub r_a: Vec2,
+    pub r_b: Vec2,
+    /// Separation at prepare time, metres. With the bodies' displacements `dp` and rotations
+    /// `dq` since then, the current separation is
+    /// `separation + n . ((dp_b + dq_b r_b - r_b) - (dp_a + dq_a r_a - r_a))`.
+    pub separation: f32,
+    pub normal_mass: f32,
+    pub tangent_mass: f32,
+    /// Classic velocity target (see the module docs).
+    pub bias: f32,
+    pub normal_impulse: f32,
+    pub tangent_impulse: f32,
+    pub max_normal_impulse: f32,
+    /// Normal velocity before the iterations, for restitution.
+    pub relative_velocity: f32,
+    /// Last normal increment (friction bound when impulses are not accumulated).
+    pub last_normal_increment: f32,
+}
+
+/// The constraint of one manifold, laid out for the solver.
+#[derive(Clone, Copy, Debug)]
+pub struct ContactConstraint {
+    pub index_a: usize,
+    pub index_b: usize,
+    /// Index of the contact in the world's contact array (to store impulses back).
+    pub contact: usize,
+    pub normal: Vec2,
+    pub friction: f32,
+    pub restitution: f32,
+    pub softness: Softness,
+    pub points: [ContactConstraintPoint; 2],
+    pub count: usize,
+    /// 2x2 normal K (k11, k12, k22) and its inverse, for the block solver.
+    pub k: [f32; 3],
+    pub normal_mass_block: [f32; 3],
+    /// True when the block solver may be used for this manifold.
+    pub use_block: bool,
+}
+
+impl ContactConstraint {
+    /// Build the constraint of `contact` between bodies A and B (solver indices given).
+    /// `v_a`..`w_b` are the bodies' current velocities (for restitution).
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare(
+        contact: &Contact,
+        contact_index: usize,
+        body_a: &Body,
+        body_b: &Body,
+        index_a: usize,
+        index_b: usize,
+        velocities: (Vec2, f32, Vec2, f32),
+        ctx: &StepContext,
+    ) -> ContactConstraint {
+        let (v_a, w_a, v_b, w_b) = velocities;
+        let m_a = if index_a == 0 { 0.0 } else { body_a.inv_mass };
+        let i_a = if index_a == 0 {
+            0.0
+        } else {
+            body_a.inv_inertia
+        };
+        let m_b = if index_b == 0 { 0.0 } else { body_b.inv_mass };
+        let i_b = if index_b == 0 {
+            0.0
+        } else {
+            body_b.inv_inertia
+        };
+        let manifold = &contact.manifold;
+        let normal = manifold.normal;
+        let tangent = Vec2::new(normal.y, -normal.x);
+        let baumgarte = ctx.baumgarte();
+        let slop = ctx.settings.allowed_penetration;
+        let warm = ctx.warm_starting();
+        let softness = if index_a == 0 || index_b == 0 {
+            ctx.static_softness
+        } else {
+            ctx.contact_softness
+        };
+
+        let mut points = [ContactConstraintPoint::default(); 2];
+        for (cp, mp) in points.iter_mut().zip(manifold.points()) {
+            let r_a = mp.point - body_a.center;
+            let r_b = mp.point - body_b.center;
+            let rn_a = cross(r_a, normal);
+            let rn_b = cross(r_b, normal);
+            let k_normal = m_a + m_b + i_a * rn_a * rn_a + i_b * rn_b * rn_b;
+            let rt_a = cross(r_a, tangent);
+            let rt_b = cross(r_b, tangent);
+            let k_tangent = m_a + m_b + i_a * rt_a * rt_a + i_b * rt_b * rt_b;
+            let s = mp.separation;
+            let bias = if s > 0.0 {
+                s * ctx.inv_dt
+            } else {
+                baumgarte * (s + slop).min(0.0)
+            };
+            let dv = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
+            *cp = ContactConstraintPoint {
+                r_a,
+                r_b,
+                separation: s,
+                normal_mass: if k_normal > 0.0 { 1.0 / k_normal } else { 0.0 },
+                tangent_mass: if k_tangent > 0.0 {
+                    1.0 / k_tangent
+                } else {
+                    0.0
+                },
+                bias,
+                normal_impulse: if warm { mp.normal_impulse } else { 0.0 },
+                tangent_impulse: if warm { mp.tangent_impulse } else { 0.0 },
+                max_normal_impulse: 0.0,
+                relative_velocity: normal.dot(dv),
+                last_normal_increment: 0.0,
+            };
+        }
+
+        // Block solver set-up: K = [k11 k12; k12 k22], accepted when well conditioned.
+        let mut k = [0.0; 3];
+        let mut normal_mass_block = [0.0; 3];
+        let mut use_block = false;
+        if manifold.count == 2 && ctx.settings.block_solver && ctx.settings.accumulate_impulses {
+            let (p1, p2) = (&points[0], &points[1]);
+            let rn1_a = cross(p1.r_a, normal);
+            let rn1_b = cross(p1.r_b, normal);
+            let rn2_a = cross(p2.r_a, normal);
+            let rn2_b = cross(p2.r_b, normal);
+            let k11 = m_a + m_b + i_a * rn1_a * rn1_a + i_b * rn1_b * rn1_b;
+            let k22 = m_a + m_b + i_a * rn2_a * rn2_a + i_b * rn2_b * rn2_b;
+            let k12 = m_a + m_b + i_a * rn1_a * rn2_a + i_b * rn1_b * rn2_b;
+            let det = k11 * k22 - k12 * k12;
+            if k11 * k11 < MAX_CONDITION_NUMBER * det && det > 0.0 {
+                let inv_det = 1.0 / det;
+                k = [k11, k12, k22];
+                normal_mass_block = [k22 * inv_det, -k12 * inv_det, k11 * inv_det];
+                use_block = true;
+            }
+        }
+
+        ContactConstraint {
+            index_a,
+            index_b,
+            contact: contact_index,
+            normal,
+            friction: contact.friction,
+            restitution: contact.restitution,
+            softness,
+            points,
+            count: manifold.count,
+            k,
+            normal_mass_block,
+            use_block,
+        }
+    }
+}
+
+/// Read the two solver bodies of a constraint.
+#[inline]
+fn load(bodies: &[SolverBody], a: usize, b: usize) -> (SolverBody, SolverBody) {
+    (bodies[a], bodies[b])
+}
+
+/// Write back velocities (index 0, the shared static body, is never written).
+#[inline]
+fn store(bodies: &mut [SolverBody], a: usize, b: usize, body_a: &SolverBody, body_b: &SolverBody) {
+    if a != 0 {
+        bodies[a].v = body_a.v;
+        bodies[a].w = body_a.w;
+    }
+    if b != 0 {
+        bodies[b].v = body_b.v;
+        bodies[b].w = body_b.w;
+    }
+}
+
+/// Apply an impulse `p` at arms `r_a`, `r_b` (negative on A, positive on B).
+#[inline]
+fn apply(body_a: &mut SolverBody, body_b: &mut SolverBody, r_a: Vec2, r_b: Vec2, p: Vec2) {
+    body_a.v -= body_a.inv_mass * p;
+    body_a.w -= body_a.inv_inertia * cross(r_a, p);
+    body_b.v += body_b.inv_mass * p;
+    body_b.w += body_b.inv_inertia * cross(r_b, p);
+}
+
+#[inline]
+fn relative_velocity(body_a: &SolverBody, body_b: &SolverBody, r_a: Vec2, r_b: Vec2) -> Vec2 {
+    body_b.v + cross_sv(body_b.w, r_b) - body_a.v - cross_sv(body_a.w, r_a)
+}
+
+/// Apply last step's impulses (already zeroed in prepare when warm starting is off).
+pub fn warm_start_contacts(constraints: &[ContactConstraint], bodies: &mut [SolverBody]) {
+    for c in constraints {
+        let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
+        let tangent = Vec2::new(c.normal.y, -c.normal.x);
+        for cp in &c.points[..c.count] {
+            let p = cp.normal_impulse * c.normal + cp.tangent_impulse * tangent;
+            apply(&mut body_a, &mut body_b, cp.r_a, cp.r_b, p);
+        }
+        store(bodies, c.index_a, c.index_b, &body_a, &body_b);
+    }
+}
+
+/// How the iterations compute their velocity target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BiasMode {
+    /// Classic: the bias computed in prepare (speculative + Baumgarte).
+    Classic,
+    /// Soft step, solve pass: separation from the current displacement, soft push-out.
+    Soft,
+    /// Soft step, relax pass: speculative only, rigid, no push-out.
+    Relax,
+}
+
+/// One iteration over every contact constraint.
+pub fn solve_contacts(
+    constraints: &mut [ContactConstraint],
+    bodies: &mut [SolverBody],
+    ctx: &StepContext,
+    mode: BiasMode,
+) {
+    let accumulate = ctx.settings.accumulate_impulses;
+    let max_push = ctx.settings.contact_push_max_velocity;
+    for c in constraints.iter_mut() {
+        let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
+        let normal = c.normal;
+        let tangent = Vec2::new(normal.y, -normal.x);
+        let count = c.count;
+
+        // 1. Velocity targets for this iteration (and the soft scales).
+        let mut bias = [0.0f32; 2];
+        let mut mass_scale = [1.0f32; 2];
+        let mut impulse_scale = [0.0f32; 2];
+        for i in 0..count {
+            let cp = &c.points[i];
+            bias[i] = match mode {
+                BiasMode::Classic => cp.bias,
+                BiasMode::Soft | BiasMode::Relax => {
+                    let d = (body_b.dp - body_a.dp) + (body_b.dq.rotate(cp.r_b) - cp.r_b)
+                        - (body_a.dq.rotate(cp.r_a) - cp.r_a);
+                    let s = normal.dot(d) + cp.separation;
+                    if s > 0.0 {
+                        s * ctx.inv_dt
+                    } else if mode == BiasMode::Soft {
+                        mass_scale[i] = c.softness.mass_scale;
+                        impulse_scale[i] = c.softness.impulse_scale;
+                        (c.softness.bias_rate * s).max(-max_push)
+                    } else {
+                        0.0
+                    }
+                }
+            };
+        }
+
+        // 2. Friction first: non-penetration matters more, so it has the last word.
+        for cp in &mut c.points[..count] {
+            let dv = relative_velocity(&body_a, &body_b, cp.r_a, cp.r_b);
+            let vt = dv.dot(tangent);
+            let mut lambda = -cp.tangent_mass * vt;
+            if accumulate {
+                let max_friction = c.friction * cp.normal_impulse;
+                let new_impulse = (cp.tangent_impulse + lambda).clamp(-max_friction, max_friction);
+                lambda = new_impulse - cp.tangent_impulse;
+                cp.tangent_impulse = new_impulse;
+            } else {
+                let max_friction = c.friction * cp.last_normal_increment;
+                lambda = lambda.clamp(-max_friction, max_friction);
+                cp.tangent_impulse += lambda;
+            }
+            apply(&mut body_a, &mut body_b, cp.r_a, cp.r_b, lambda * tangent);
+        }
+
+        // 3. Normal: the 2x2 block when it applies, else one point at a time.
+        if c.use_block && mode == BiasMode::Classic {
+            solve_block(c, &mut body_a, &mut body_b, bias);
+        } else {
+            for i in 0..count {
+                let cp = &mut c.points[i];
+                let dv = relative_velocity(&body_a, &body_b, cp.r_a, cp.r_b);
+                let vn = dv.dot(normal);
+                let mut lambda = -cp.normal_mass * mass_scale[i] * (vn + bias[i])
+                    - impulse_scale[i] * cp.normal_impulse;
+                if accumulate {
+                    let new_impulse = (cp.normal_impulse + lambda).max(0.0);
+                    lambda = new_impulse - cp.normal_impulse;
+                    cp.normal_impulse = new_impulse;
+                } else {
+                    lambda = lambda.max(0.0);
+                    cp.normal_impulse += lambda;
+                }
+                cp.last_normal_increment = lambda;
+                cp.max_normal_impulse = cp.max_normal_impulse.max(lambda);
+                apply(&mut body_a, &mut body_b, cp.r_a, cp.r_b, lambda * normal);
+            }
+        }
+        store(bodies, c.index_a, c.index_b, &body_a, &body_b);
+    }
+}
+
+/// The 2x2 mixed LCP of a two-point manifold (seed 004), by total enumeration.
+///
+/// ```text
+/// vn = K x + b',  b' = vn_now - K a + bias     (a: accumulated impulses, x: new ones)
+/// case 1: both active:   x = -K^-1 b'                     accept if x >= 0
+/// case 2: only 1 active: x1 = -b'1 / k11, x2 = 0, vn2 = k12 x1 + b'2   accept if x1 >= 0, vn2 >= 0
+/// case 3: only 2 active: x2 = -b'2 / k22, x1 = 0, vn1 = k12 x2 + b'1   accept if x2 >= 0, vn1 >= 0
+/// case 4: none active:   x = 0, vn = b'                    accept if vn >= 0
+/// ```
+/// If no case holds (round-off), the impulses are left as they were.
+fn solve_block(
+    c: &mut ContactConstraint,
+    body_a: &mut SolverBody,
+    body_b: &mut SolverBody,
+    bias: [f32; 2],
+) {
+    let normal = c.normal;
+    let [k11, k12, k22] = c.k;
+    let [m11, m12, m22] = c.normal_mass_block;
+    let (p1, p2) = (c.points[0], c.points[1]);
+    let a = Vec2::new(p1.normal_impulse, p2.normal_impulse);
+    let dv1 = relative_velocity(body_a, body_b, p1.r_a, p1.r_b);
+    let dv2 = relative_velocity(body_a, body_b, p2.r_a, p2.r_b);
+    let vn = Vec2::new(dv1.dot(normal), dv2.dot(normal));
+    let ka = Vec2::new(k11 * a.x + k12 * a.y, k12 * a.x + k22 * a.y);
+    let b = vn + Vec2::new(bias[0], bias[1]) - ka;
+
+    let x = {
+        let x1 = -(m11 * b.x + m12 * b.y);
+        let x2 = -(m12 * b.x + m22 * b.y);
+        if x1 >= 0.0 && x2 >= 0.0 {
+            Some(Vec2::new(x1, x2))
+        } else {
+            let x1 = -p1.normal_mass * b.x;
+            let vn2 = k12 * x1 + b.y;
+            if x1 >= 0.0 && vn2 >= 0.0 {
+                Some(Vec2::new(x1, 0.0))
+            } else {
+                let x2 = -p2.normal_mass * b.y;
+                let vn1 = k12 * x2 + b.x;
+                if x2 >= 0.0 && vn1 >= 0.0 {
+                    Some(Vec2::new(0.0, x2))
+                } else if b.x >= 0.0 && b.y >= 0.0 {
+                    Some(Vec2::ZERO)
+                } else {
+                    None
+                }
+            }
+        }
+    };
+    if let Some(x) = x {
+        let d = x - a;
+        apply(body_a, body_b, p1.r_a, p1.r_b, d.x * normal);
+        apply(body_a, body_b, p2.r_a, p2.r_b, d.y * normal);
+        c.points[0].normal_impulse = x.x;
+        c.points[1].normal_impulse = x.y;
+        c.points[0].last_normal_increment = d.x;
+        c.points[1].last_normal_increment = d.y;
+        c.points[0].max_normal_impulse = c.points[0].max_normal_impulse.max(x.x);
+        c.points[1].max_normal_impulse = c.points[1].max_normal_impulse.max(x.y);
+    }
+}
+
+/// Restitution pass: points that approached faster than the threshold and carried load
+/// leave at `e` times their approach speed.
+pub fn apply_restitution(
+    constraints: &mut [ContactConstraint],
+    bodies: &mut [SolverBody],
+    ctx: &StepContext,
+) {
+    let threshold = ctx.settings.restitution_threshold;
+    for c in constraints.iter_mut() {
+        if c.restitution == 0.0 {
+            continue;
+        }
+        let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
+        let normal = c.normal;
+        for cp in &mut c.points[..c.count] {
+            if cp.relative_velocity > -threshold || cp.max_normal_impulse == 0.0 {
+                continue;
+            }
+            let vn = relative_velocity(&body_a, &body_b, cp.r_a, cp.r_b).dot(normal);
+            let lambda = -cp.normal_mass * (vn + c.restitution * cp.relative_velocity);
+            let new_impulse = (cp.normal_impulse + lambda).max(0.0);
+            let lambda = new_impulse - cp.normal_impulse;
+            cp.normal_impulse = new_impulse;
+            cp.max_normal_impulse = cp.max_normal_impulse.max(lambda);
+            apply(&mut body_a, &mut body_b, cp.r_a, cp.r_b, lambda * normal);
+        }
+        store(bodies, c.index_a, c.index_b, &body_a, &body_b);
+    }
+}
+
+/// Copy the accumulated impulses back to the contacts for next step's warm start.
+pub fn store_impulses(constraints: &[ContactConstraint], contacts: &mut [Contact]) {
+    for c in constraints {
+        let manifold = &mut contacts[c.contact].manifold;
+        for (mp, cp) in manifold.points_mut().iter_mut().zip(&c.points[..c.count]) {
+            mp.normal_impulse = cp.normal_impulse;
+            mp.tangent_impulse = cp.tangent_impulse;
+            mp.max_normal_impulse = cp.max_normal_impulse;
+        }
+    }
+}

@@ -28,6 +28,8 @@ pub struct SolverBody {
     pub dp: Vec2,
     /// Rotation since the start of the step (soft step).
     pub dq: Rot,
+    /// Angle turned since the start of the step, radians.
+    pub d_angle: f32,
 }
 
 impl SolverBody {
@@ -38,6 +40,7 @@ impl SolverBody {
         inv_inertia: 0.0,
         dp: Vec2::ZERO,
         dq: Rot::IDENTITY,
+        d_angle: 0.0,
     };
 }
 
