@@ -9,6 +9,7 @@
 //! - `broad_phase`: the dynamic AABB tree and pair finding.
 
 pub mod broad_phase;
+pub mod dynamic_tree;
 pub mod manifold;
 
 pub use manifold::{feature_id, FeatureId, Manifold, ManifoldPoint};
