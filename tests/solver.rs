@@ -467,9 +467,11 @@ fn invalid_input_is_refused_with_a_reason() {
     world.destroy_body(b).unwrap();
     assert!(world.body(b).is_none(), "stale handle refused");
     assert!(world.set_linear_velocity(b, Vec2::X).is_err());
-    let mut s = SolverSettings::default();
-    s.iterations = 0;
-    assert!(world.set_settings(s).is_err());
+    let zero_iterations = SolverSettings {
+        iterations: 0,
+        ..SolverSettings::default()
+    };
+    assert!(world.set_settings(zero_iterations).is_err());
     assert_eq!(
         world.settings().iterations,
         10,

@@ -45,6 +45,7 @@ impl Rot {
 
     /// `self * other`: first `other`, then `self`.
     #[inline]
+    #[allow(clippy::should_implement_trait)]
     pub fn mul(self, other: Rot) -> Rot {
         Rot {
             c: self.c * other.c - self.s * other.s,

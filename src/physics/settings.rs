@@ -183,14 +183,28 @@ mod tests {
     #[test]
     fn defaults_are_valid_and_bad_values_refused() {
         assert!(SolverSettings::default().validate().is_ok());
-        let mut s = SolverSettings::default();
-        s.bias_factor = 1.5;
-        assert_eq!(s.validate().unwrap_err().field, "bias_factor");
-        s = SolverSettings::default();
-        s.step_hz = f32::NAN;
-        assert_eq!(s.validate().unwrap_err().field, "step_hz");
-        s = SolverSettings::default();
-        s.iterations = 0;
-        assert_eq!(s.validate().unwrap_err().field, "iterations");
+        let bad = |s: SolverSettings| s.validate().unwrap_err().field;
+        let base = SolverSettings::default();
+        assert_eq!(
+            bad(SolverSettings {
+                bias_factor: 1.5,
+                ..base
+            }),
+            "bias_factor"
+        );
+        assert_eq!(
+            bad(SolverSettings {
+                step_hz: f32::NAN,
+                ..base
+            }),
+            "step_hz"
+        );
+        assert_eq!(
+            bad(SolverSettings {
+                iterations: 0,
+                ..base
+            }),
+            "iterations"
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use super::body::{Body, BodyDef, BodyKind};
-use super::collision::broad_phase::{BroadPhase, ProxyKind};
+use super::collision::broad_phase::{BroadPhase, ProxyId, ProxyKind};
 use super::collision::{self, ray};
 use super::contact::{mix_friction, mix_restitution, pair_key, Contact};
 use super::debug_draw::{Color, DebugDraw, DrawFlags};
@@ -297,7 +297,7 @@ impl World {
             restitution: def.restitution,
             filter: def.filter,
             aabb,
-            proxy: Default::default(),
+            proxy: ProxyId::from_bits(0),
             handle,
         });
         let proxy = self

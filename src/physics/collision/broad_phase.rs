@@ -1,25 +1,92 @@
-//! Broad phase stand-in: brute force with the same API as the dynamic tree that replaces
-//! it. O(n^2): only for bringing the world up.
+//! Broad phase: which shapes might touch, found with two dynamic AABB trees.
+//!
+//! Static proxies and moving proxies live in separate trees (as in Box2D v3), so pairs of
+//! static proxies are never even looked at. Moving proxies are stored with a fat box, the
+//! tight box grown by [`AABB_MARGIN`], so a body that moves a little stays inside its fat
+//! box and costs nothing; only when the tight box leaves the fat box is the proxy
+//! re-inserted and put in the *move buffer*.
+//!
+//! [`BroadPhase::update_pairs`] then queries each buffered proxy's fat box (moving proxies
+//! against both trees, static ones against the moving tree) and reports every fat-box overlap
+//! it finds, once, sorted. Pairs that already exist are the caller's business: the world keeps
+//! its set of contacts and drops a pair when its fat boxes stop overlapping.
+//!
+//! Duplicate rule, when both proxies of a pair are in the move buffer: two moving proxies
+//! report from the one with the smaller tree id; a moving and a static proxy report from
+//! the moving one.
 
+use super::dynamic_tree::DynamicTree;
 use crate::physics::math::{Aabb, Vec2};
 use crate::physics::settings::AABB_MARGIN;
 
 /// Which tree a proxy lives in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ProxyKind {
-    Static,
-    Moving,
+    /// Never moves on its own (ground, walls). Stored with its tight box; never paired with
+    /// another static proxy.
+    Static = 0,
+    /// Dynamic or kinematic. Stored with a fat box (tight box + `AABB_MARGIN`).
+    Moving = 1,
 }
 
-/// A broad-phase proxy.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+impl ProxyKind {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A broad-phase proxy: the tree id and the kind packed into one `u32` (`id << 1 | kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProxyId(u32);
 
-#[derive(Default)]
+impl ProxyId {
+    #[inline]
+    fn new(kind: ProxyKind, tree_id: u32) -> ProxyId {
+        debug_assert!(tree_id < (1 << 31), "proxy id overflow");
+        ProxyId(tree_id << 1 | kind as u32)
+    }
+
+    /// Which tree the proxy lives in.
+    #[inline]
+    pub fn kind(self) -> ProxyKind {
+        if self.0 & 1 == 0 {
+            ProxyKind::Static
+        } else {
+            ProxyKind::Moving
+        }
+    }
+
+    /// The proxy's id inside its tree.
+    #[inline]
+    pub fn tree_id(self) -> u32 {
+        self.0 >> 1
+    }
+
+    /// The packed value, e.g. to store in a shape.
+    #[inline]
+    pub fn to_bits(self) -> u32 {
+        self.0
+    }
+
+    /// Inverse of [`ProxyId::to_bits`].
+    #[inline]
+    pub fn from_bits(bits: u32) -> ProxyId {
+        ProxyId(bits)
+    }
+}
+
+/// Two dynamic trees and the move buffer. See the module documentation.
+#[derive(Clone, Debug, Default)]
 pub struct BroadPhase {
-    proxies: Vec<Option<(Aabb, ProxyKind, u32)>>,
-    moved: Vec<u32>,
-    free: Vec<u32>,
+    /// Indexed by `ProxyKind::index()`.
+    trees: [DynamicTree; 2],
+    /// Proxies created, re-inserted or touched since the last `update_pairs`. May hold
+    /// stale entries (destroyed proxies, duplicates after id reuse); `update_pairs` sorts,
+    /// dedups and drops those whose `moved` flag is clear.
+    move_buffer: Vec<ProxyId>,
+    /// Per tree, per tree id: is the proxy in the move buffer? Grown on demand.
+    moved: [Vec<bool>; 2],
 }
 
 impl BroadPhase {
@@ -27,113 +94,570 @@ impl BroadPhase {
         Self::default()
     }
 
+    /// Add a proxy for the tight box `aabb`. Moving proxies are stored fattened by
+    /// `AABB_MARGIN`, static ones as they are. The proxy is put in the move buffer.
     pub fn create_proxy(&mut self, aabb: Aabb, kind: ProxyKind, user_data: u32) -> ProxyId {
-        let fat = if kind == ProxyKind::Moving {
-            aabb.extended(AABB_MARGIN)
-        } else {
-            aabb
+        let stored = match kind {
+            ProxyKind::Static => aabb,
+            ProxyKind::Moving => aabb.extended(AABB_MARGIN),
         };
-        let id = match self.free.pop() {
-            Some(i) => {
-                self.proxies[i as usize] = Some((fat, kind, user_data));
-                i
-            }
-            None => {
-                self.proxies.push(Some((fat, kind, user_data)));
-                (self.proxies.len() - 1) as u32
-            }
-        };
-        self.moved.push(id);
-        ProxyId(id)
-    }
-
-    pub fn destroy_proxy(&mut self, proxy: ProxyId) {
-        self.proxies[proxy.0 as usize] = None;
-        self.free.push(proxy.0);
-        self.moved.retain(|&m| m != proxy.0);
-    }
-
-    pub fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb) -> bool {
-        let entry = self.proxies[proxy.0 as usize].as_mut().expect("live proxy");
-        if entry.0.contains(&aabb) {
-            return false;
+        let tree_id = self.trees[kind.index()].create_proxy(stored, user_data);
+        let proxy = ProxyId::new(kind, tree_id);
+        let moved = &mut self.moved[kind.index()];
+        if moved.len() <= tree_id as usize {
+            moved.resize(tree_id as usize + 1, false);
         }
-        entry.0 = aabb.extended(AABB_MARGIN);
-        self.moved.push(proxy.0);
+        // A fresh id is never flagged: destroy clears the flag.
+        self.buffer_move(proxy);
+        proxy
+    }
+
+    /// Remove a proxy. Any pending move of it is forgotten.
+    pub fn destroy_proxy(&mut self, proxy: ProxyId) {
+        let (k, id) = (proxy.kind().index(), proxy.tree_id());
+        // The move buffer entry, if any, goes stale and is dropped by `update_pairs`.
+        self.moved[k][id as usize] = false;
+        self.trees[k].destroy_proxy(id);
+    }
+
+    /// Report the new tight box of a proxy. If it has left the stored (fat) box the proxy is
+    /// re-inserted with a new fat box and buffered, and this returns true. A static proxy is
+    /// re-inserted whenever its box changes at all.
+    pub fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb) -> bool {
+        let (kind, id) = (proxy.kind(), proxy.tree_id());
+        let tree = &mut self.trees[kind.index()];
+        let fat = tree.fat_aabb(id);
+        let stored = match kind {
+            ProxyKind::Static if fat == aabb => return false,
+            ProxyKind::Static => aabb,
+            ProxyKind::Moving if fat.contains(&aabb) => return false,
+            ProxyKind::Moving => aabb.extended(AABB_MARGIN),
+        };
+        tree.move_proxy(id, stored);
+        self.buffer_move(proxy);
         true
     }
 
+    /// Put a proxy in the move buffer without moving it, so the next `update_pairs` reports
+    /// all its overlaps (e.g. after waking or a filter change).
     pub fn touch_proxy(&mut self, proxy: ProxyId) {
-        self.moved.push(proxy.0);
+        self.buffer_move(proxy);
     }
 
+    /// The stored box: fat for moving proxies, tight for static ones.
     pub fn fat_aabb(&self, proxy: ProxyId) -> Aabb {
-        self.proxies[proxy.0 as usize].expect("live proxy").0
+        self.trees[proxy.kind().index()].fat_aabb(proxy.tree_id())
     }
 
+    /// The user data given at creation.
+    pub fn user_data(&self, proxy: ProxyId) -> u32 {
+        self.trees[proxy.kind().index()].user_data(proxy.tree_id())
+    }
+
+    /// Do the stored boxes of two proxies overlap?
     pub fn test_overlap(&self, a: ProxyId, b: ProxyId) -> bool {
         self.fat_aabb(a).overlaps(&self.fat_aabb(b))
     }
 
+    /// Fill `pairs` (cleared first) with every fat-box overlap that involves at least one
+    /// buffered proxy, as `(user_data_a, user_data_b)` with `user_data_a < user_data_b`,
+    /// each pair once, sorted; then empty the move buffer. Static-static pairs are never
+    /// reported. Allocates nothing once `pairs` and the move buffer have grown to size.
     pub fn update_pairs(&mut self, pairs: &mut Vec<(u32, u32)>) {
         pairs.clear();
-        let moved = std::mem::take(&mut self.moved);
-        for &m in &moved {
-            let Some((box_m, kind_m, user_m)) = self.proxies[m as usize] else {
-                continue;
-            };
-            for (other, entry) in self.proxies.iter().enumerate() {
-                let Some((box_o, kind_o, user_o)) = *entry else {
-                    continue;
-                };
-                if other as u32 == m || (kind_m == ProxyKind::Static && kind_o == ProxyKind::Static)
-                {
-                    continue;
+
+        // 1. Canonical move buffer: sorted, no duplicates, no destroyed proxies.
+        self.move_buffer.sort_unstable();
+        self.move_buffer.dedup();
+        let moved = &self.moved;
+        self.move_buffer
+            .retain(|p| moved[p.kind().index()][p.tree_id() as usize]);
+
+        // 2. Query each buffered proxy's box.
+        let [static_tree, moving_tree] = &self.trees;
+        let [_, moved_moving] = &self.moved;
+        for &proxy in &self.move_buffer {
+            let id = proxy.tree_id();
+            match proxy.kind() {
+                ProxyKind::Moving => {
+                    let fat = moving_tree.fat_aabb(id);
+                    let user = moving_tree.user_data(id);
+                    moving_tree.query(fat, |other, other_user| {
+                        // Both buffered: the smaller id reports.
+                        if other != id && !(other < id && moved_moving[other as usize]) {
+                            pairs.push(ordered(user, other_user));
+                        }
+                        true
+                    });
+                    static_tree.query(fat, |_, other_user| {
+                        pairs.push(ordered(user, other_user));
+                        true
+                    });
                 }
-                if box_m.overlaps(&box_o) {
-                    pairs.push((user_m.min(user_o), user_m.max(user_o)));
+                ProxyKind::Static => {
+                    let aabb = static_tree.fat_aabb(id);
+                    let user = static_tree.user_data(id);
+                    moving_tree.query(aabb, |other, other_user| {
+                        // A buffered moving proxy reports this pair itself.
+                        if !moved_moving[other as usize] {
+                            pairs.push(ordered(user, other_user));
+                        }
+                        true
+                    });
                 }
             }
         }
+
+        // 3. Deterministic output; reset the buffer.
         pairs.sort_unstable();
-        pairs.dedup();
+        for &proxy in &self.move_buffer {
+            self.moved[proxy.kind().index()][proxy.tree_id() as usize] = false;
+        }
+        self.move_buffer.clear();
     }
 
+    /// Call `callback(user_data)` for every proxy (both trees) whose stored box overlaps
+    /// `aabb`, until it returns false.
     pub fn query(&self, aabb: Aabb, mut callback: impl FnMut(u32) -> bool) {
-        for (fat, _, user) in self.proxies.iter().flatten() {
-            if fat.overlaps(&aabb) && !callback(*user) {
+        let mut go_on = true;
+        for tree in &self.trees {
+            tree.query(aabb, |_, user| {
+                go_on = callback(user);
+                go_on
+            });
+            if !go_on {
                 return;
             }
         }
     }
 
+    /// Ray cast against both trees, with the contract of [`DynamicTree::ray_cast`]: the
+    /// callback gets `(proxy, user_data, max_fraction)` and returns 0 to stop, a negative
+    /// value to ignore the proxy, or a positive fraction to clip the ray. The clipped
+    /// fraction carries over from the static tree to the moving tree.
     pub fn ray_cast(
         &self,
         origin: Vec2,
         translation: Vec2,
         max_fraction: f32,
-        mut callback: impl FnMut(u32, u32, f32) -> f32,
+        mut callback: impl FnMut(ProxyId, u32, f32) -> f32,
     ) {
         let mut max_fraction = max_fraction;
-        for (id, entry) in self.proxies.iter().enumerate() {
-            let Some((fat, _, user)) = entry else {
-                continue;
-            };
-            let end = origin + max_fraction * translation;
-            let seg = Aabb::new(origin.min(end), origin.max(end));
-            if fat.overlaps(&seg) {
-                let f = callback(id as u32, *user, max_fraction);
-                if f == 0.0 {
-                    return;
+        let mut stopped = false;
+        for (k, kind) in [ProxyKind::Static, ProxyKind::Moving]
+            .into_iter()
+            .enumerate()
+        {
+            self.trees[k].ray_cast(origin, translation, max_fraction, |id, user, fraction| {
+                let value = callback(ProxyId::new(kind, id), user, fraction);
+                if value == 0.0 {
+                    stopped = true;
+                } else if value > 0.0 && value < max_fraction {
+                    max_fraction = value;
                 }
-                if f > 0.0 {
-                    max_fraction = f;
+                value
+            });
+            if stopped {
+                return;
+            }
+        }
+    }
+
+    /// Live proxies in both trees.
+    pub fn proxy_count(&self) -> usize {
+        self.trees[0].proxy_count() + self.trees[1].proxy_count()
+    }
+
+    /// The tree holding proxies of `kind` (debug drawing, statistics).
+    pub fn tree(&self, kind: ProxyKind) -> &DynamicTree {
+        &self.trees[kind.index()]
+    }
+
+    /// Validate both trees (panics on a broken invariant; for tests and debugging).
+    pub fn validate(&self) {
+        self.trees[0].validate();
+        self.trees[1].validate();
+    }
+
+    fn buffer_move(&mut self, proxy: ProxyId) {
+        let flag = &mut self.moved[proxy.kind().index()][proxy.tree_id() as usize];
+        if !*flag {
+            *flag = true;
+            self.move_buffer.push(proxy);
+        }
+    }
+}
+
+#[inline]
+fn ordered(a: u32, b: u32) -> (u32, u32) {
+    if a < b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::physics::collision::dynamic_tree::tests::{segment_entry, Rng};
+    use std::collections::BTreeSet;
+    use std::time::Instant;
+
+    /// Every pair of live proxies whose stored boxes overlap, static-static excluded.
+    fn brute_force(bp: &BroadPhase, proxies: &[Option<ProxyId>]) -> BTreeSet<(u32, u32)> {
+        let mut pairs = BTreeSet::new();
+        for (i, a) in proxies.iter().enumerate() {
+            let Some(a) = *a else { continue };
+            for (j, b) in proxies.iter().enumerate().skip(i + 1) {
+                let Some(b) = *b else { continue };
+                let both_static = a.kind() == ProxyKind::Static && b.kind() == ProxyKind::Static;
+                if !both_static && bp.test_overlap(a, b) {
+                    pairs.insert((i as u32, j as u32));
+                }
+            }
+        }
+        pairs
+    }
+
+    fn assert_sorted_unique(pairs: &[(u32, u32)]) {
+        for p in pairs {
+            assert!(p.0 < p.1, "pair {p:?} not ordered");
+        }
+        for w in pairs.windows(2) {
+            assert!(w[0] < w[1], "pairs not sorted or duplicated: {:?}", w);
+        }
+    }
+
+    fn shifted(aabb: Aabb, d: Vec2) -> Aabb {
+        Aabb::new(aabb.min + d, aabb.max + d)
+    }
+
+    #[test]
+    fn update_pairs_matches_brute_force_in_random_worlds() {
+        for (seed, count, world) in [
+            (1u32, 1_000usize, 60.0f32),
+            (2, 3_000, 100.0),
+            (3, 2_000, 40.0),
+        ] {
+            let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9) | 1);
+            let mut bp = BroadPhase::new();
+            let mut tight: Vec<Aabb> = Vec::new();
+            let mut proxies: Vec<Option<ProxyId>> = Vec::new();
+            for i in 0..count {
+                let aabb = rng.random_box(world, 1.2);
+                let kind = if rng.unit() < 0.3 {
+                    ProxyKind::Static
+                } else {
+                    ProxyKind::Moving
+                };
+                tight.push(aabb);
+                proxies.push(Some(bp.create_proxy(aabb, kind, i as u32)));
+            }
+            assert_eq!(bp.proxy_count(), count);
+
+            let mut pairs = Vec::new();
+            bp.update_pairs(&mut pairs);
+            assert_sorted_unique(&pairs);
+            let mut existing: BTreeSet<(u32, u32)> = pairs.iter().copied().collect();
+            let expected = brute_force(&bp, &proxies);
+            assert!(
+                expected.len() > count / 2,
+                "too few overlaps to test anything"
+            );
+            assert_eq!(existing, expected, "seed {seed}: pairs after creation");
+
+            for round in 0..8 {
+                let mut buffered: BTreeSet<u32> = BTreeSet::new();
+                let (mut reinserted, mut stayed) = (0, 0);
+                for i in 0..count {
+                    let Some(proxy) = proxies[i] else { continue };
+                    let r = rng.unit();
+                    if r < 0.25 {
+                        // A move: mostly small (inside the margin), sometimes a jump.
+                        if proxy.kind() == ProxyKind::Static && rng.unit() > 0.05 {
+                            continue;
+                        }
+                        let scale = if rng.unit() < 0.7 { 0.05 } else { 3.0 };
+                        let d = Vec2::new(rng.range(-scale, scale), rng.range(-scale, scale));
+                        tight[i] = shifted(tight[i], d);
+                        if bp.move_proxy(proxy, tight[i]) {
+                            reinserted += 1;
+                            buffered.insert(i as u32);
+                        } else {
+                            stayed += 1;
+                        }
+                        assert!(bp.fat_aabb(proxy).contains(&tight[i]));
+                    } else if r < 0.27 {
+                        bp.touch_proxy(proxy);
+                        buffered.insert(i as u32);
+                    } else if r < 0.285 {
+                        // Destroy (maybe after a buffered move), sometimes re-create at once
+                        // so the id is reused while a stale buffer entry exists.
+                        bp.destroy_proxy(proxy);
+                        proxies[i] = None;
+                        buffered.remove(&(i as u32));
+                        existing.retain(|&(a, b)| a != i as u32 && b != i as u32);
+                        if rng.unit() < 0.6 {
+                            tight[i] = rng.random_box(world, 1.2);
+                            let p = bp.create_proxy(tight[i], proxy.kind(), i as u32);
+                            proxies[i] = Some(p);
+                            buffered.insert(i as u32);
+                        }
+                    }
+                }
+                assert!(
+                    reinserted > 0 && stayed > 0,
+                    "round {round} moved nothing useful"
+                );
+
+                bp.update_pairs(&mut pairs);
+                assert_sorted_unique(&pairs);
+                for &(a, b) in &pairs {
+                    assert!(
+                        buffered.contains(&a) || buffered.contains(&b),
+                        "reported {a}-{b} though neither moved"
+                    );
+                    let (pa, pb) = (proxies[a as usize].unwrap(), proxies[b as usize].unwrap());
+                    assert!(bp.test_overlap(pa, pb));
+                    assert!(pa.kind() == ProxyKind::Moving || pb.kind() == ProxyKind::Moving);
+                }
+                // What the world does: add new pairs, drop those whose fat boxes separated.
+                existing.extend(pairs.iter().copied());
+                existing.retain(|&(a, b)| {
+                    bp.test_overlap(proxies[a as usize].unwrap(), proxies[b as usize].unwrap())
+                });
+                assert_eq!(
+                    existing,
+                    brute_force(&bp, &proxies),
+                    "seed {seed}, round {round}"
+                );
+                bp.validate();
+                for kind in [ProxyKind::Static, ProxyKind::Moving] {
+                    let tree = bp.tree(kind);
+                    let n = tree.proxy_count().max(2) as f32;
+                    assert!(tree.height() as f32 <= 2.5 * n.log2());
                 }
             }
         }
     }
 
-    pub fn proxy_count(&self) -> usize {
-        self.proxies.iter().flatten().count()
+    #[test]
+    fn buffered_pairs_are_reported_once() {
+        let unit = |x: f32, y: f32| Aabb::around(Vec2::new(x, y), Vec2::splat(0.5));
+        let mut bp = BroadPhase::new();
+        let ground = bp.create_proxy(
+            Aabb::new(Vec2::new(-10.0, -1.0), Vec2::new(10.0, 0.0)),
+            ProxyKind::Static,
+            0,
+        );
+        let wall = bp.create_proxy(unit(-9.5, 0.5), ProxyKind::Static, 1);
+        let a = bp.create_proxy(unit(0.0, 0.5), ProxyKind::Moving, 2);
+        let b = bp.create_proxy(unit(0.9, 0.5), ProxyKind::Moving, 3);
+        let mut pairs = Vec::new();
+        bp.update_pairs(&mut pairs);
+        // ground-wall is static-static: never reported.
+        assert_eq!(pairs, vec![(0, 2), (0, 3), (2, 3)]);
+        bp.update_pairs(&mut pairs);
+        assert!(pairs.is_empty(), "nothing moved");
+
+        // Everything buffered at once: still each pair once.
+        for p in [ground, wall, a, b] {
+            bp.touch_proxy(p);
+            bp.touch_proxy(p);
+        }
+        bp.update_pairs(&mut pairs);
+        assert_eq!(pairs, vec![(0, 2), (0, 3), (2, 3)]);
+
+        // Small move stays in the fat box: no re-insert, nothing reported.
+        assert!(!bp.move_proxy(a, unit(0.05, 0.55)));
+        bp.update_pairs(&mut pairs);
+        assert!(pairs.is_empty());
+
+        // A destroyed proxy's pending move is forgotten.
+        assert!(bp.move_proxy(b, unit(3.0, 0.5)));
+        bp.destroy_proxy(b);
+        bp.update_pairs(&mut pairs);
+        assert!(pairs.is_empty());
+        assert_eq!(bp.proxy_count(), 3);
+
+        // The static wall moves onto `a`.
+        assert!(bp.move_proxy(wall, unit(0.5, 1.5)));
+        assert_eq!(bp.fat_aabb(wall), unit(0.5, 1.5));
+        bp.update_pairs(&mut pairs);
+        assert_eq!(pairs, vec![(1, 2)]);
+        bp.validate();
+    }
+
+    #[test]
+    fn query_and_ray_cast_cover_both_trees() {
+        let unit = |x: f32| Aabb::around(Vec2::new(x, 0.0), Vec2::splat(0.5));
+        let mut bp = BroadPhase::new();
+        bp.create_proxy(unit(2.0), ProxyKind::Static, 10);
+        bp.create_proxy(unit(5.0), ProxyKind::Moving, 20);
+        bp.create_proxy(
+            Aabb::around(Vec2::new(5.0, 5.0), Vec2::ONE),
+            ProxyKind::Moving,
+            30,
+        );
+
+        let mut found = Vec::new();
+        bp.query(Aabb::new(Vec2::new(0.0, -1.0), Vec2::new(10.0, 1.0)), |u| {
+            found.push(u);
+            true
+        });
+        found.sort_unstable();
+        assert_eq!(found, vec![10, 20]);
+        let mut calls = 0;
+        bp.query(Aabb::new(Vec2::splat(-100.0), Vec2::splat(100.0)), |_| {
+            calls += 1;
+            false
+        });
+        assert_eq!(calls, 1, "false stops both trees");
+
+        // Ray along +x from the origin: 10 m long, so fractions are tenths of metres.
+        let (origin, translation) = (Vec2::ZERO, Vec2::new(10.0, 0.0));
+        let mut seen = Vec::new();
+        let mut closest = (1.0f32, u32::MAX);
+        bp.ray_cast(origin, translation, 1.0, |proxy, user, max| {
+            seen.push((user, max));
+            let t = segment_entry(&bp.fat_aabb(proxy), origin, translation, max);
+            match t {
+                Some(t) => {
+                    if t < closest.0 {
+                        closest = (t, user);
+                    }
+                    t
+                }
+                None => -1.0,
+            }
+        });
+        // The static box (entry at x = 1.5) clips the ray before the moving tree is
+        // searched, so the moving box (fat entry at x = 4.4) is never offered.
+        assert_eq!(closest.1, 10);
+        assert!((closest.0 - 0.15).abs() < 1e-6);
+        assert_eq!(seen, vec![(10, 1.0)]);
+
+        // Ignoring the static hit lets the moving one through, with the fraction unclipped.
+        let mut hits = Vec::new();
+        bp.ray_cast(origin, translation, 1.0, |proxy, user, max| {
+            if user == 10 {
+                return -1.0;
+            }
+            hits.push((user, max));
+            segment_entry(&bp.fat_aabb(proxy), origin, translation, max).unwrap_or(-1.0)
+        });
+        assert_eq!(hits, vec![(20, 1.0)]);
+
+        // Zero stops: the moving tree is not searched.
+        let mut calls = 0;
+        bp.ray_cast(origin, translation, 1.0, |_, _, _| {
+            calls += 1;
+            0.0
+        });
+        assert_eq!(calls, 1);
+    }
+
+    /// Pairs in an R x C grid of touching unit boxes: each fat box overlaps its 8 neighbours.
+    fn grid_pairs(rows: usize, cols: usize) -> usize {
+        rows * (cols - 1) + (rows - 1) * cols + 2 * (rows - 1) * (cols - 1)
+    }
+
+    #[test]
+    fn large_scenes_pair_counts_and_timing() {
+        let unit = |x: f32, y: f32| Aabb::around(Vec2::new(x, y), Vec2::splat(0.5));
+        let ground = |bp: &mut BroadPhase, width: f32| {
+            let g = Aabb::new(Vec2::new(-width, -1.0), Vec2::new(width, 0.0));
+            bp.create_proxy(g, ProxyKind::Static, u32::MAX)
+        };
+        let mut pairs = Vec::new();
+
+        // Pyramid of 5,050 boxes (100 rows), each resting on two below, on static ground.
+        let mut bp = BroadPhase::new();
+        ground(&mut bp, 100.0);
+        let mut boxes = Vec::new();
+        for row in 0..100 {
+            for i in 0..(100 - row) {
+                let x = i as f32 + 0.5 * row as f32;
+                let aabb = unit(x, 0.5 + row as f32);
+                boxes.push((
+                    bp.create_proxy(aabb, ProxyKind::Moving, boxes.len() as u32),
+                    aabb,
+                ));
+            }
+        }
+        let start = Instant::now();
+        bp.update_pairs(&mut pairs);
+        let pyramid_time = start.elapsed();
+        // In-row neighbours 4,950; each box above row 0 on two below 9,900; ground 100.
+        assert_eq!(pairs.len(), 4_950 + 9_900 + 100);
+
+        // Grid of 20,000 boxes (100 rows x 200 columns) on static ground.
+        let (rows, cols) = (100, 200);
+        let mut bp = BroadPhase::new();
+        ground(&mut bp, 300.0);
+        let mut boxes = Vec::new();
+        let start = Instant::now();
+        for r in 0..rows {
+            for c in 0..cols {
+                let aabb = unit(c as f32, 0.5 + r as f32);
+                boxes.push((
+                    bp.create_proxy(aabb, ProxyKind::Moving, boxes.len() as u32),
+                    aabb,
+                ));
+            }
+        }
+        let create_time = start.elapsed();
+        let start = Instant::now();
+        bp.update_pairs(&mut pairs);
+        let first_time = start.elapsed();
+        assert_eq!(pairs.len(), grid_pairs(rows, cols) + cols);
+
+        // Settling: every box sinks 1.5 cm a step, so all leave their fat box (0.1 m margin)
+        // at steps 7, 14, 21 and 28, re-centred each time.
+        let steps = 30;
+        let mut reinserted = 0;
+        let mut pair_total = 0;
+        let start = Instant::now();
+        for _ in 0..steps {
+            for (proxy, aabb) in boxes.iter_mut() {
+                *aabb = shifted(*aabb, Vec2::new(0.0, -0.015));
+                reinserted += usize::from(bp.move_proxy(*proxy, *aabb));
+            }
+            bp.update_pairs(&mut pairs);
+            pair_total += pairs.len();
+        }
+        let step_time = start.elapsed() / steps;
+        assert_eq!(reinserted, 4 * boxes.len());
+        assert_eq!(pair_total, 4 * pairs_after_full_move(rows, cols));
+
+        // One step where everything re-inserts, timed apart from the moves.
+        for (proxy, aabb) in boxes.iter_mut() {
+            *aabb = shifted(*aabb, Vec2::new(0.0, -0.2));
+            assert!(bp.move_proxy(*proxy, *aabb));
+        }
+        let start = Instant::now();
+        bp.update_pairs(&mut pairs);
+        let full_time = start.elapsed();
+        assert_eq!(pairs.len(), pairs_after_full_move(rows, cols));
+        bp.validate();
+
+        println!(
+            "broad phase: pyramid 5,050 update_pairs {:.2} ms; grid 20,000 create {:.2} ms, \
+             first update_pairs {:.2} ms, settling step (move + update) {:.2} ms, \
+             update_pairs with all 20,000 moved {:.2} ms; moving tree height {}",
+            pyramid_time.as_secs_f64() * 1e3,
+            create_time.as_secs_f64() * 1e3,
+            first_time.as_secs_f64() * 1e3,
+            step_time.as_secs_f64() * 1e3,
+            full_time.as_secs_f64() * 1e3,
+            bp.tree(ProxyKind::Moving).height(),
+        );
+    }
+
+    /// When every box of the grid has moved, every overlap is reported again: all grid
+    /// pairs, plus the bottom row against the ground.
+    fn pairs_after_full_move(rows: usize, cols: usize) -> usize {
+        grid_pairs(rows, cols) + cols
     }
 }

@@ -9,6 +9,7 @@
 //! - `broad_phase`: the dynamic AABB tree and pair finding.
 
 pub mod broad_phase;
+pub mod dynamic_tree;
 pub mod gjk;
 pub mod manifold;
 pub mod ray;
