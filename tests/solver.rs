@@ -523,3 +523,14 @@ fn invalid_input_is_refused_with_a_reason() {
     world.step(-1.0);
     assert_eq!(world.step_count(), 0);
 }
+
+#[test]
+fn a_cloned_world_steps_identically() {
+    let mut world = chaotic_world(0.0);
+    let mut copy = world.clone();
+    for _ in 0..120 {
+        world.step(DT);
+        copy.step(DT);
+    }
+    assert_eq!(world.state_hash(), copy.state_hash());
+}

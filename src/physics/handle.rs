@@ -66,6 +66,7 @@ impl<T> fmt::Debug for Handle<T> {
     }
 }
 
+#[derive(Clone)]
 struct Slot<T> {
     generation: u32,
     value: Option<T>,
@@ -73,6 +74,7 @@ struct Slot<T> {
 
 /// Storage with stable generational handles and a free list. Iteration is in slot order,
 /// which is deterministic.
+#[derive(Clone)]
 pub struct Arena<T> {
     slots: Vec<Slot<T>>,
     free: Vec<u32>,

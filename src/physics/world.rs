@@ -58,7 +58,9 @@ pub struct RayHit {
     pub fraction: f32,
 }
 
-/// Everything simulated. See the crate docs for units.
+/// Everything simulated. See the crate docs for units. Cloning a world gives an independent
+/// copy that steps bitwise identically (rewind and side-by-side comparison rely on it).
+#[derive(Clone)]
 pub struct World {
     settings: SolverSettings,
     bodies: Arena<Body>,
