@@ -1,0 +1,419 @@
+//! Revolute joint: two bodies share a point (a pin, hinge or axle), with an optional angle
+//! limit and motor. Reference: seed 000 (Box2D-Lite's joint: local anchors, the 2x2 K as
+//! K1 + K2 + K3, softness, bias factor, warm starting with the accumulated impulse P).
+//!
+//! Point constraint (2 rows), arms `r_a`, `r_b` from the centres of mass:
+//! ```text
+//! C    = (c_b + r_b) - (c_a + r_a)                       (metres, vector)
+//! Cdot = v_b + w_b x r_b - v_a - w_a x r_a
+//! J    = [-I, -skew(r_a), I, skew(r_b)]
+//! K    = (m_a + m_b) I + i_a [r_a.y^2, -r_a.x r_a.y; -r_a.x r_a.y, r_a.x^2] + i_b [.. r_b ..]
+//! ```
+//! Box2D-Lite softness `gamma` (the joint's `softness`) adds to K's diagonal and feeds back
+//! the accumulated impulse: `impulse = -(K + gamma I)^-1 (Cdot + bias + gamma P)` with
+//! `bias = (bias_factor / dt) C`.
+//!
+//! Angle rows (motor, lower and upper limit), `angle = angle_b - angle_a - reference_angle`:
+//! ```text
+//! motor: Cdot = w_b - w_a - motor_speed,     |impulse| <= max_motor_torque dt
+//! lower: C = angle - lower >= 0, Cdot = w_b - w_a,  impulse >= 0 (acts +B, -A)
+//! upper: C = upper - angle >= 0, Cdot = w_a - w_b,  impulse >= 0 (acts -B, +A)
+//! J = [0, -1, 0, 1] (or its negative for the upper limit),  K = i_a + i_b
+//! ```
+//! Sign convention: impulses act negatively on A and positively on B.
+
+use super::{
+    apply_angular, apply_linear, arm, check_order, clamp_increment, draw_anchors, limit_bias,
+    point_velocity, rigid_softness, solve22, BodyPair,
+};
+use crate::physics::body::Body;
+use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::error::{check_finite, check_finite_vec, check_non_negative};
+use crate::physics::error::{PhysicsError, PhysicsResult};
+use crate::physics::math::{Rot, Vec2};
+use crate::physics::settings::SolverKind;
+use crate::physics::solver::{SolverBody, StepContext};
+
+/// Definition of a revolute joint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RevoluteJointDef {
+    /// The shared point, world metres. Default (0, 0).
+    pub anchor: Vec2,
+    /// Box2D-Lite softness added to K's diagonal (1/kg; `1 / (d + dt k)` for a spring of
+    /// damping `d` and stiffness `k`). Classic solver only. Default 0 (rigid).
+    pub softness: f32,
+    /// Own Baumgarte factor (0..1) instead of the world's. Classic solver only; ignored when
+    /// position correction is off. Default `None` (the world's `bias_factor`).
+    pub bias_factor: Option<f32>,
+    /// Limit the relative angle to `[lower_angle, upper_angle]`. Default off.
+    pub enable_limit: bool,
+    /// Radians, relative to the initial relative angle. Default 0.
+    pub lower_angle: f32,
+    /// Radians, relative to the initial relative angle. Default 0.
+    pub upper_angle: f32,
+    /// Drive the relative angular speed to `motor_speed`. Default off.
+    pub enable_motor: bool,
+    /// rad/s (B relative to A, counter-clockwise). Default 0.
+    pub motor_speed: f32,
+    /// N m (>= 0). Default 0.
+    pub max_motor_torque: f32,
+}
+
+impl Default for RevoluteJointDef {
+    fn default() -> Self {
+        RevoluteJointDef {
+            anchor: Vec2::ZERO,
+            softness: 0.0,
+            bias_factor: None,
+            enable_limit: false,
+            lower_angle: 0.0,
+            upper_angle: 0.0,
+            enable_motor: false,
+            motor_speed: 0.0,
+            max_motor_torque: 0.0,
+        }
+    }
+}
+
+impl RevoluteJointDef {
+    /// A free pin at a world point.
+    pub fn new(anchor: Vec2) -> Self {
+        RevoluteJointDef {
+            anchor,
+            ..Default::default()
+        }
+    }
+
+    pub fn validate(&self) -> PhysicsResult<()> {
+        check_finite_vec("anchor", self.anchor)?;
+        check_non_negative("softness", self.softness)?;
+        if let Some(beta) = self.bias_factor {
+            check_finite("bias_factor", beta)?;
+            if !(0.0..=1.0).contains(&beta) {
+                return Err(PhysicsError::new(
+                    "bias_factor",
+                    format!("must be between 0 and 1, got {beta}"),
+                ));
+            }
+        }
+        check_order(
+            "lower_angle",
+            self.lower_angle,
+            "upper_angle",
+            self.upper_angle,
+        )?;
+        check_finite("motor_speed", self.motor_speed)?;
+        check_non_negative("max_motor_torque", self.max_motor_torque)?;
+        Ok(())
+    }
+}
+
+/// A revolute joint.
+#[derive(Clone, Debug)]
+pub struct RevoluteJoint {
+    pub(crate) local_anchor_a: Vec2,
+    pub(crate) local_anchor_b: Vec2,
+    pub(crate) reference_angle: f32,
+    pub(crate) softness: f32,
+    pub(crate) bias_factor: Option<f32>,
+    pub(crate) enable_limit: bool,
+    pub(crate) lower_angle: f32,
+    pub(crate) upper_angle: f32,
+    pub(crate) enable_motor: bool,
+    pub(crate) motor_speed: f32,
+    pub(crate) max_motor_torque: f32,
+
+    // Accumulated impulses (kept across steps for warm starting).
+    pub(crate) linear_impulse: Vec2,
+    pub(crate) motor_impulse: f32,
+    pub(crate) lower_impulse: f32,
+    pub(crate) upper_impulse: f32,
+
+    // Per step.
+    pub(crate) pair: BodyPair,
+    pub(crate) frame_a: Vec2,
+    pub(crate) frame_b: Vec2,
+    pub(crate) axial_mass: f32,
+}
+
+impl RevoluteJoint {
+    pub(crate) fn new(def: &RevoluteJointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
+        def.validate()?;
+        Ok(RevoluteJoint {
+            local_anchor_a: body_a.local_point(def.anchor),
+            local_anchor_b: body_b.local_point(def.anchor),
+            reference_angle: body_b.angle - body_a.angle,
+            softness: def.softness,
+            bias_factor: def.bias_factor,
+            enable_limit: def.enable_limit,
+            lower_angle: def.lower_angle,
+            upper_angle: def.upper_angle,
+            enable_motor: def.enable_motor,
+            motor_speed: def.motor_speed,
+            max_motor_torque: def.max_motor_torque,
+            linear_impulse: Vec2::ZERO,
+            motor_impulse: 0.0,
+            lower_impulse: 0.0,
+            upper_impulse: 0.0,
+            pair: BodyPair::default(),
+            frame_a: Vec2::ZERO,
+            frame_b: Vec2::ZERO,
+            axial_mass: 0.0,
+        })
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Accessors.
+
+    pub fn local_anchor_a(&self) -> Vec2 {
+        self.local_anchor_a
+    }
+    pub fn local_anchor_b(&self) -> Vec2 {
+        self.local_anchor_b
+    }
+    pub fn anchor_a(&self, body_a: &Body) -> Vec2 {
+        body_a.world_point(self.local_anchor_a)
+    }
+    pub fn anchor_b(&self, body_b: &Body) -> Vec2 {
+        body_b.world_point(self.local_anchor_b)
+    }
+    /// Initial `angle_b - angle_a`, radians.
+    pub fn reference_angle(&self) -> f32 {
+        self.reference_angle
+    }
+    /// Current joint angle `angle_b - angle_a - reference_angle`, radians.
+    pub fn joint_angle(&self, body_a: &Body, body_b: &Body) -> f32 {
+        body_b.angle - body_a.angle - self.reference_angle
+    }
+    pub fn softness(&self) -> f32 {
+        self.softness
+    }
+    pub fn set_softness(&mut self, softness: f32) {
+        if softness.is_finite() && softness >= 0.0 {
+            self.softness = softness;
+        }
+    }
+    pub fn bias_factor(&self) -> Option<f32> {
+        self.bias_factor
+    }
+    pub fn set_bias_factor(&mut self, bias_factor: Option<f32>) {
+        self.bias_factor = bias_factor.filter(|b| (0.0..=1.0).contains(b));
+    }
+    pub fn is_limit_enabled(&self) -> bool {
+        self.enable_limit
+    }
+    pub fn enable_limit(&mut self, on: bool) {
+        self.enable_limit = on;
+    }
+    pub fn limits(&self) -> (f32, f32) {
+        (self.lower_angle, self.upper_angle)
+    }
+    /// Set the limits, radians. Refused (with the field named) when `lower > upper`.
+    pub fn set_limits(&mut self, lower: f32, upper: f32) -> PhysicsResult<()> {
+        check_order("lower_angle", lower, "upper_angle", upper)?;
+        self.lower_angle = lower;
+        self.upper_angle = upper;
+        Ok(())
+    }
+    pub fn is_motor_enabled(&self) -> bool {
+        self.enable_motor
+    }
+    pub fn enable_motor(&mut self, on: bool) {
+        self.enable_motor = on;
+    }
+    pub fn motor_speed(&self) -> f32 {
+        self.motor_speed
+    }
+    pub fn set_motor_speed(&mut self, speed: f32) {
+        if speed.is_finite() {
+            self.motor_speed = speed;
+        }
+    }
+    pub fn max_motor_torque(&self) -> f32 {
+        self.max_motor_torque
+    }
+    pub fn set_max_motor_torque(&mut self, torque: f32) {
+        if torque.is_finite() && torque >= 0.0 {
+            self.max_motor_torque = torque;
+        }
+    }
+    /// Motor torque of the last step, N m (`inv_dt` as in `Joint::reaction_force`).
+    pub fn motor_torque(&self, inv_dt: f32) -> f32 {
+        self.motor_impulse * inv_dt
+    }
+    pub fn reaction_force(&self, inv_dt: f32) -> Vec2 {
+        self.linear_impulse * inv_dt
+    }
+    pub fn reaction_torque(&self, inv_dt: f32) -> f32 {
+        (self.motor_impulse + self.lower_impulse - self.upper_impulse) * inv_dt
+    }
+    /// Distance between the two anchors, metres.
+    pub fn linear_error(&self, body_a: &Body, body_b: &Body) -> f32 {
+        (self.anchor_b(body_b) - self.anchor_a(body_a)).length()
+    }
+    /// How far the angle is outside the limits, radians (0 without limits).
+    pub fn angular_error(&self, body_a: &Body, body_b: &Body) -> f32 {
+        if !self.enable_limit {
+            return 0.0;
+        }
+        let angle = self.joint_angle(body_a, body_b);
+        (self.lower_angle - angle)
+            .max(angle - self.upper_angle)
+            .max(0.0)
+    }
+
+    fn zero_impulses(&mut self) {
+        self.linear_impulse = Vec2::ZERO;
+        self.motor_impulse = 0.0;
+        self.lower_impulse = 0.0;
+        self.upper_impulse = 0.0;
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Prepare.
+
+    pub(crate) fn prepare(
+        &mut self,
+        pair: BodyPair,
+        body_a: &Body,
+        body_b: &Body,
+        ctx: &StepContext,
+    ) {
+        self.pair = pair;
+        self.frame_a = arm(body_a, self.local_anchor_a);
+        self.frame_b = arm(body_b, self.local_anchor_b);
+        self.axial_mass = pair.axial_mass();
+        if !ctx.warm_starting() {
+            self.zero_impulses();
+        }
+        if !self.enable_limit {
+            self.lower_impulse = 0.0;
+            self.upper_impulse = 0.0;
+        }
+        if !self.enable_motor {
+            self.motor_impulse = 0.0;
+        }
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Warm start.
+
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
+        if !ctx.warm_starting() {
+            self.zero_impulses();
+            return;
+        }
+        let (mut a, mut b) = self.pair.load(bodies);
+        let r_a = a.dq.rotate(self.frame_a);
+        let r_b = b.dq.rotate(self.frame_b);
+        let axial = self.motor_impulse + self.lower_impulse - self.upper_impulse;
+        apply_linear(&mut a, &mut b, r_a, r_b, self.linear_impulse);
+        apply_angular(&mut a, &mut b, axial);
+        self.pair.store(bodies, &a, &b);
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Solve: motor, limits, then the point.
+
+    pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
+        let pair = self.pair;
+        let (mut a, mut b) = pair.load(bodies);
+        let accumulate = ctx.settings.accumulate_impulses;
+
+        // Motor.
+        if self.enable_motor && self.axial_mass > 0.0 {
+            let c_dot = b.w - a.w - self.motor_speed;
+            let impulse = -self.axial_mass * c_dot;
+            let max = self.max_motor_torque * ctx.dt;
+            let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
+            apply_angular(&mut a, &mut b, inc);
+        }
+
+        // Limits.
+        if self.enable_limit && self.axial_mass > 0.0 {
+            let angle = pair.relative_angle(&a, &b) - self.reference_angle;
+            // Lower: C = angle - lower.
+            {
+                let c = angle - self.lower_angle;
+                let (bias, s) = limit_bias(ctx, use_bias, c);
+                let c_dot = b.w - a.w;
+                let impulse = -s.mass_scale * self.axial_mass * (c_dot + bias)
+                    - s.impulse_scale * self.lower_impulse;
+                let inc = clamp_increment(
+                    &mut self.lower_impulse,
+                    impulse,
+                    0.0,
+                    f32::INFINITY,
+                    accumulate,
+                );
+                apply_angular(&mut a, &mut b, inc);
+            }
+            // Upper: C = upper - angle (signs flipped).
+            {
+                let c = self.upper_angle - angle;
+                let (bias, s) = limit_bias(ctx, use_bias, c);
+                let c_dot = a.w - b.w;
+                let impulse = -s.mass_scale * self.axial_mass * (c_dot + bias)
+                    - s.impulse_scale * self.upper_impulse;
+                let inc = clamp_increment(
+                    &mut self.upper_impulse,
+                    impulse,
+                    0.0,
+                    f32::INFINITY,
+                    accumulate,
+                );
+                apply_angular(&mut a, &mut b, -inc);
+            }
+        }
+
+        // Point.
+        {
+            let r_a = a.dq.rotate(self.frame_a);
+            let r_b = b.dq.rotate(self.frame_b);
+            let (s, gamma) = match ctx.settings.solver {
+                SolverKind::Classic => (
+                    rigid_softness(ctx, use_bias, self.bias_factor),
+                    self.softness,
+                ),
+                SolverKind::SoftStep => (rigid_softness(ctx, use_bias, None), 0.0),
+            };
+            let c = pair.separation(&a, &b, r_a, r_b);
+            let bias = s.bias_rate * c;
+            let c_dot = point_velocity(&a, &b, r_a, r_b);
+            let (k11, k12, k22) = pair.point_k(r_a, r_b);
+            let k = (k11 + gamma, k12, k22 + gamma);
+            let impulse = -s.mass_scale * solve22(k, c_dot + bias + gamma * self.linear_impulse)
+                - s.impulse_scale * self.linear_impulse;
+            self.linear_impulse += impulse;
+            apply_linear(&mut a, &mut b, r_a, r_b, impulse);
+        }
+
+        pair.store(bodies, &a, &b);
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Draw.
+
+    pub(crate) fn draw(
+        &self,
+        body_a: &Body,
+        body_b: &Body,
+        draw: &mut dyn DebugDraw,
+        flags: &DrawFlags,
+    ) {
+        let p_a = self.anchor_a(body_a);
+        let p_b = self.anchor_b(body_b);
+        draw_anchors(body_a, body_b, p_a, p_b, draw, flags);
+        if flags.joints && self.enable_limit {
+            // Two rays from the pin at the limit angles, in A's frame, and B's current one.
+            const LENGTH: f32 = 0.5;
+            let base = body_a.angle + self.reference_angle;
+            for limit in [self.lower_angle, self.upper_angle] {
+                let dir = Rot::from_angle(base + limit).x_axis();
+                draw.draw_segment(p_b, p_b + LENGTH * dir, Color::JOINT_LIMIT);
+            }
+            let dir = Rot::from_angle(body_b.angle).x_axis();
+            draw.draw_segment(p_b, p_b + LENGTH * dir, Color::JOINT);
+        }
+    }
+}

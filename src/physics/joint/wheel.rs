@@ -1,0 +1,432 @@
+//! Wheel (line) joint: B's anchor stays on a line fixed in A; B turns freely. A suspension
+//! spring acts along the line, a motor on the rotation, optional limits on the translation.
+//! Reference: seed 003 (line constraint: Jacobian and K); Box2D v3 `wheel_joint.c` for the
+//! spring and soft-step form.
+//!
+//! With `d = (c_b + r_b) - (c_a + r_a)`, `axis` fixed in A, `perp = skew(axis)`:
+//! ```text
+//! Line (point-to-line, rigid):
+//!   C    = perp . d
+//!   Cdot = perp . (v_b - v_a) + s_b w_b - s_a w_a,  s_a = (d + r_a) x perp, s_b = r_b x perp
+//!   J    = [-perp, -s_a, perp, s_b],  K = m_a + m_b + i_a s_a^2 + i_b s_b^2
+//! Spring, motor-free axial rows (translation = axis . d):
+//!   C    = translation (spring: soft, rest at the initial configuration; limits: one-sided)
+//!   Cdot = axis . (v_b - v_a) + a_b w_b - a_a w_a,  a_a = (d + r_a) x axis, a_b = r_b x axis
+//!   J    = [-axis, -a_a, axis, a_b],  K = m_a + m_b + i_a a_a^2 + i_b a_b^2
+//! Motor (rotation): Cdot = w_b - w_a - motor_speed,  J = [0, -1, 0, 1],  K = i_a + i_b
+//! ```
+//! Sign convention: impulses act negatively on A and positively on B.
+
+use super::{
+    apply_angular, apply_axial, arm, check_order, clamp_increment, draw_anchors, inv_or_zero,
+    limit_bias, rigid_softness, spring_softness, unit_axis, BodyPair,
+};
+use crate::physics::body::Body;
+use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::error::{check_finite, check_finite_vec, check_non_negative, PhysicsResult};
+use crate::physics::math::{cross, Vec2};
+use crate::physics::solver::{SolverBody, StepContext};
+
+/// Definition of a wheel joint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WheelJointDef {
+    /// The wheel's axle point, world metres (usually B's centre). Default (0, 0).
+    pub anchor: Vec2,
+    /// Suspension direction, world (normalised). Default (0, 1).
+    pub axis: Vec2,
+    /// Spring along the axis, rest at the initial configuration. Default on.
+    pub enable_spring: bool,
+    /// Spring frequency, Hz (>= 0; 0 = no spring, free slide). Default 1.
+    pub hertz: f32,
+    /// Spring damping ratio (>= 0; 1 = critical). Default 0.7.
+    pub damping_ratio: f32,
+    /// Drive the relative angular speed. Default off.
+    pub enable_motor: bool,
+    /// rad/s. Default 0.
+    pub motor_speed: f32,
+    /// N m (>= 0). Default 0.
+    pub max_motor_torque: f32,
+    /// Limit the translation along the axis. Default off.
+    pub enable_limit: bool,
+    /// Metres. Default 0.
+    pub lower_translation: f32,
+    /// Metres. Default 0.
+    pub upper_translation: f32,
+}
+
+impl Default for WheelJointDef {
+    fn default() -> Self {
+        WheelJointDef {
+            anchor: Vec2::ZERO,
+            axis: Vec2::Y,
+            enable_spring: true,
+            hertz: 1.0,
+            damping_ratio: 0.7,
+            enable_motor: false,
+            motor_speed: 0.0,
+            max_motor_torque: 0.0,
+            enable_limit: false,
+            lower_translation: 0.0,
+            upper_translation: 0.0,
+        }
+    }
+}
+
+impl WheelJointDef {
+    pub fn new(anchor: Vec2, axis: Vec2) -> Self {
+        WheelJointDef {
+            anchor,
+            axis,
+            ..Default::default()
+        }
+    }
+
+    pub fn validate(&self) -> PhysicsResult<()> {
+        check_finite_vec("anchor", self.anchor)?;
+        unit_axis("axis", self.axis)?;
+        check_non_negative("hertz", self.hertz)?;
+        check_non_negative("damping_ratio", self.damping_ratio)?;
+        check_finite("motor_speed", self.motor_speed)?;
+        check_non_negative("max_motor_torque", self.max_motor_torque)?;
+        check_order(
+            "lower_translation",
+            self.lower_translation,
+            "upper_translation",
+            self.upper_translation,
+        )?;
+        Ok(())
+    }
+}
+
+/// A wheel joint.
+#[derive(Clone, Debug)]
+pub struct WheelJoint {
+    pub(crate) local_anchor_a: Vec2,
+    pub(crate) local_anchor_b: Vec2,
+    pub(crate) local_axis_a: Vec2,
+    pub(crate) enable_spring: bool,
+    pub(crate) hertz: f32,
+    pub(crate) damping_ratio: f32,
+    pub(crate) enable_motor: bool,
+    pub(crate) motor_speed: f32,
+    pub(crate) max_motor_torque: f32,
+    pub(crate) enable_limit: bool,
+    pub(crate) lower_translation: f32,
+    pub(crate) upper_translation: f32,
+
+    // Accumulated impulses.
+    pub(crate) perp_impulse: f32,
+    pub(crate) spring_impulse: f32,
+    pub(crate) motor_impulse: f32,
+    pub(crate) lower_impulse: f32,
+    pub(crate) upper_impulse: f32,
+
+    // Per step.
+    pub(crate) pair: BodyPair,
+    pub(crate) frame_a: Vec2,
+    pub(crate) frame_b: Vec2,
+    pub(crate) axis_a: Vec2,
+    pub(crate) motor_mass: f32,
+}
+
+impl WheelJoint {
+    pub(crate) fn new(def: &WheelJointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
+        def.validate()?;
+        let axis = unit_axis("axis", def.axis)?;
+        Ok(WheelJoint {
+            local_anchor_a: body_a.local_point(def.anchor),
+            local_anchor_b: body_b.local_point(def.anchor),
+            local_axis_a: body_a.q.inv_rotate(axis),
+            enable_spring: def.enable_spring,
+            hertz: def.hertz,
+            damping_ratio: def.damping_ratio,
+            enable_motor: def.enable_motor,
+            motor_speed: def.motor_speed,
+            max_motor_torque: def.max_motor_torque,
+            enable_limit: def.enable_limit,
+            lower_translation: def.lower_translation,
+            upper_translation: def.upper_translation,
+            perp_impulse: 0.0,
+            spring_impulse: 0.0,
+            motor_impulse: 0.0,
+            lower_impulse: 0.0,
+            upper_impulse: 0.0,
+            pair: BodyPair::default(),
+            frame_a: Vec2::ZERO,
+            frame_b: Vec2::ZERO,
+            axis_a: Vec2::Y,
+            motor_mass: 0.0,
+        })
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Accessors.
+
+    pub fn anchor_a(&self, body_a: &Body) -> Vec2 {
+        body_a.world_point(self.local_anchor_a)
+    }
+    pub fn anchor_b(&self, body_b: &Body) -> Vec2 {
+        body_b.world_point(self.local_anchor_b)
+    }
+    pub fn axis(&self, body_a: &Body) -> Vec2 {
+        body_a.q.rotate(self.local_axis_a)
+    }
+    /// Current translation along the axis, metres.
+    pub fn translation(&self, body_a: &Body, body_b: &Body) -> f32 {
+        self.axis(body_a)
+            .dot(self.anchor_b(body_b) - self.anchor_a(body_a))
+    }
+    pub fn spring(&self) -> (bool, f32, f32) {
+        (self.enable_spring, self.hertz, self.damping_ratio)
+    }
+    /// Set the spring (hertz and damping ratio >= 0; other values are ignored).
+    pub fn set_spring(&mut self, enable: bool, hertz: f32, damping_ratio: f32) {
+        self.enable_spring = enable;
+        if hertz.is_finite() && hertz >= 0.0 {
+            self.hertz = hertz;
+        }
+        if damping_ratio.is_finite() && damping_ratio >= 0.0 {
+            self.damping_ratio = damping_ratio;
+        }
+    }
+    pub fn enable_motor(&mut self, on: bool) {
+        self.enable_motor = on;
+    }
+    pub fn motor_speed(&self) -> f32 {
+        self.motor_speed
+    }
+    pub fn set_motor_speed(&mut self, speed: f32) {
+        if speed.is_finite() {
+            self.motor_speed = speed;
+        }
+    }
+    pub fn set_max_motor_torque(&mut self, torque: f32) {
+        if torque.is_finite() && torque >= 0.0 {
+            self.max_motor_torque = torque;
+        }
+    }
+    pub fn enable_limit(&mut self, on: bool) {
+        self.enable_limit = on;
+    }
+    pub fn set_limits(&mut self, lower: f32, upper: f32) -> PhysicsResult<()> {
+        check_order("lower_translation", lower, "upper_translation", upper)?;
+        self.lower_translation = lower;
+        self.upper_translation = upper;
+        Ok(())
+    }
+    pub fn reaction_force(&self, inv_dt: f32) -> Vec2 {
+        let perp = Vec2::new(-self.axis_a.y, self.axis_a.x);
+        let axial = self.spring_impulse + self.lower_impulse - self.upper_impulse;
+        (self.perp_impulse * perp + axial * self.axis_a) * inv_dt
+    }
+    pub fn reaction_torque(&self, inv_dt: f32) -> f32 {
+        self.motor_impulse * inv_dt
+    }
+    /// Sideways distance of B's anchor from the line (plus any limit overrun), metres.
+    pub fn linear_error(&self, body_a: &Body, body_b: &Body) -> f32 {
+        let axis = self.axis(body_a);
+        let d = self.anchor_b(body_b) - self.anchor_a(body_a);
+        let mut e = Vec2::new(-axis.y, axis.x).dot(d).abs();
+        if self.enable_limit {
+            let t = axis.dot(d);
+            e += (self.lower_translation - t)
+                .max(t - self.upper_translation)
+                .max(0.0);
+        }
+        e
+    }
+    /// Rotation is free: always 0.
+    pub fn angular_error(&self, _body_a: &Body, _body_b: &Body) -> f32 {
+        0.0
+    }
+
+    fn zero_impulses(&mut self) {
+        self.perp_impulse = 0.0;
+        self.spring_impulse = 0.0;
+        self.motor_impulse = 0.0;
+        self.lower_impulse = 0.0;
+        self.upper_impulse = 0.0;
+    }
+
+    /// Arms, separation and axis at the current sub-step.
+    fn line(&self, a: &SolverBody, b: &SolverBody) -> (Vec2, Vec2, Vec2, Vec2) {
+        let r_a = a.dq.rotate(self.frame_a);
+        let r_b = b.dq.rotate(self.frame_b);
+        let d = self.pair.separation(a, b, r_a, r_b);
+        (r_a, r_b, d, a.dq.rotate(self.axis_a))
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Prepare.
+
+    pub(crate) fn prepare(
+        &mut self,
+        pair: BodyPair,
+        body_a: &Body,
+        body_b: &Body,
+        ctx: &StepContext,
+    ) {
+        self.pair = pair;
+        self.frame_a = arm(body_a, self.local_anchor_a);
+        self.frame_b = arm(body_b, self.local_anchor_b);
+        self.axis_a = body_a.q.rotate(self.local_axis_a);
+        self.motor_mass = pair.axial_mass();
+        if !ctx.warm_starting() {
+            self.zero_impulses();
+        }
+        if !self.enable_spring || self.hertz == 0.0 {
+            self.spring_impulse = 0.0;
+        }
+        if !self.enable_limit {
+            self.lower_impulse = 0.0;
+            self.upper_impulse = 0.0;
+        }
+        if !self.enable_motor {
+            self.motor_impulse = 0.0;
+        }
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Warm start.
+
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
+        if !ctx.warm_starting() {
+            self.zero_impulses();
+            return;
+        }
+        let (mut a, mut b) = self.pair.load(bodies);
+        let (r_a, r_b, d, axis) = self.line(&a, &b);
+        let perp = Vec2::new(-axis.y, axis.x);
+        let axial = self.spring_impulse + self.lower_impulse - self.upper_impulse;
+        apply_axial(
+            &mut a,
+            &mut b,
+            axis,
+            cross(d + r_a, axis),
+            cross(r_b, axis),
+            axial,
+        );
+        apply_axial(
+            &mut a,
+            &mut b,
+            perp,
+            cross(d + r_a, perp),
+            cross(r_b, perp),
+            self.perp_impulse,
+        );
+        apply_angular(&mut a, &mut b, self.motor_impulse);
+        self.pair.store(bodies, &a, &b);
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Solve: spring, motor, limits, then the line.
+
+    pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
+        let pair = self.pair;
+        let (mut a, mut b) = pair.load(bodies);
+        let accumulate = ctx.settings.accumulate_impulses;
+        let (r_a, r_b, d, axis) = self.line(&a, &b);
+        let (m_a, m_b, i_a, i_b) = (pair.m_a, pair.m_b, pair.i_a, pair.i_b);
+        let a_a = cross(d + r_a, axis);
+        let a_b = cross(r_b, axis);
+        let axial_mass = inv_or_zero(m_a + m_b + i_a * a_a * a_a + i_b * a_b * a_b);
+        let axial_c_dot =
+            |a: &SolverBody, b: &SolverBody| axis.dot(b.v - a.v) + a_b * b.w - a_a * a.w;
+        let translation = axis.dot(d);
+
+        // Spring (always on, also in the relax pass: it is part of the model, not drift
+        // correction).
+        if self.enable_spring && self.hertz > 0.0 {
+            let s = spring_softness(ctx, self.hertz, self.damping_ratio);
+            let c_dot = axial_c_dot(&a, &b);
+            let impulse = -s.mass_scale * axial_mass * (c_dot + s.bias_rate * translation)
+                - s.impulse_scale * self.spring_impulse;
+            self.spring_impulse += impulse;
+            apply_axial(&mut a, &mut b, axis, a_a, a_b, impulse);
+        }
+
+        // Motor.
+        if self.enable_motor && self.motor_mass > 0.0 {
+            let c_dot = b.w - a.w - self.motor_speed;
+            let impulse = -self.motor_mass * c_dot;
+            let max = self.max_motor_torque * ctx.dt;
+            let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
+            apply_angular(&mut a, &mut b, inc);
+        }
+
+        // Limits.
+        if self.enable_limit {
+            {
+                let c = translation - self.lower_translation;
+                let (bias, s) = limit_bias(ctx, use_bias, c);
+                let impulse = -s.mass_scale * axial_mass * (axial_c_dot(&a, &b) + bias)
+                    - s.impulse_scale * self.lower_impulse;
+                let inc = clamp_increment(
+                    &mut self.lower_impulse,
+                    impulse,
+                    0.0,
+                    f32::INFINITY,
+                    accumulate,
+                );
+                apply_axial(&mut a, &mut b, axis, a_a, a_b, inc);
+            }
+            {
+                let c = self.upper_translation - translation;
+                let (bias, s) = limit_bias(ctx, use_bias, c);
+                let impulse = -s.mass_scale * axial_mass * (-axial_c_dot(&a, &b) + bias)
+                    - s.impulse_scale * self.upper_impulse;
+                let inc = clamp_increment(
+                    &mut self.upper_impulse,
+                    impulse,
+                    0.0,
+                    f32::INFINITY,
+                    accumulate,
+                );
+                apply_axial(&mut a, &mut b, axis, a_a, a_b, -inc);
+            }
+        }
+
+        // Point-to-line.
+        {
+            let perp = Vec2::new(-axis.y, axis.x);
+            let s_a = cross(d + r_a, perp);
+            let s_b = cross(r_b, perp);
+            let mass = inv_or_zero(m_a + m_b + i_a * s_a * s_a + i_b * s_b * s_b);
+            let soft = rigid_softness(ctx, use_bias, None);
+            let c = perp.dot(d);
+            let c_dot = perp.dot(b.v - a.v) + s_b * b.w - s_a * a.w;
+            let impulse = -soft.mass_scale * mass * (c_dot + soft.bias_rate * c)
+                - soft.impulse_scale * self.perp_impulse;
+            self.perp_impulse += impulse;
+            apply_axial(&mut a, &mut b, perp, s_a, s_b, impulse);
+        }
+
+        pair.store(bodies, &a, &b);
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Draw.
+
+    pub(crate) fn draw(
+        &self,
+        body_a: &Body,
+        body_b: &Body,
+        draw: &mut dyn DebugDraw,
+        flags: &DrawFlags,
+    ) {
+        let p_a = self.anchor_a(body_a);
+        let p_b = self.anchor_b(body_b);
+        draw_anchors(body_a, body_b, p_a, p_b, draw, flags);
+        if flags.joints {
+            let axis = self.axis(body_a);
+            let perp = Vec2::new(-axis.y, axis.x);
+            draw.draw_segment(p_a - axis, p_a + axis, Color::JOINT);
+            if self.enable_limit {
+                for t in [self.lower_translation, self.upper_translation] {
+                    let p = p_a + t * axis;
+                    draw.draw_segment(p - 0.25 * perp, p + 0.25 * perp, Color::JOINT_LIMIT);
+                }
+            }
+        }
+    }
+}
