@@ -82,8 +82,8 @@ pub fn draw(d: &mut dyn DebugDraw, time: f32) {
 
     // Capsules: one lying on the ground, one leaning on the ramp.
     d.draw_solid_capsule(
-        Vec2::new(-8.5, 0.4),
-        Vec2::new(-6.5, 0.4),
+        Vec2::new(-7.6, 0.4),
+        Vec2::new(-6.4, 0.4),
         0.4,
         Color::DYNAMIC,
     );
