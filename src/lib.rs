@@ -11,3 +11,6 @@
 //! Units are metres, kilograms, seconds and radians, with y up.
 
 pub mod physics;
+
+#[cfg(feature = "testbed")]
+pub mod app;

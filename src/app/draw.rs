@@ -1,0 +1,474 @@
+//! `MacroquadDraw`: the core's `DebugDraw` drawn with macroquad, plus the background grid.
+//!
+//! Geometry is drawn in world coordinates (m, y up) under the `Camera2D` from
+//! [`Camera::camera_2d`]; line widths and point sizes are given in screen pixels and turned
+//! into metres through the camera, so they stay the same on screen at every zoom. Fills are
+//! the outline colour, darker and half transparent (the Box2D testbed look). Text is queued
+//! and drawn in screen space at the projected point by [`MacroquadDraw::finish`], so it stays
+//! upright and crisp.
+//!
+//! The tessellation (`rounded_outline`, `circle_outline`, `grid_lines`) is pure and tested
+//! without a window.
+
+use std::f32::consts::TAU;
+
+use macroquad::camera::{set_camera, set_default_camera};
+use macroquad::color::Color as MqColor;
+use macroquad::shapes::{draw_line, draw_triangle};
+use macroquad::text::draw_text;
+
+use super::camera::Camera;
+use crate::physics::math::cross;
+use crate::physics::{Color, DebugDraw, Transform, Vec2};
+
+/// Outline width (px).
+pub const LINE_PIXELS: f32 = 1.5;
+/// Grid line width (px).
+pub const GRID_LINE_PIXELS: f32 = 1.0;
+/// Grid lines closer than this on screen are not drawn (px).
+pub const MIN_GRID_SPACING_PIXELS: f32 = 8.0;
+/// Length of one straight piece of a tessellated arc on screen (px): smaller is rounder.
+pub const ARC_PIECE_PIXELS: f32 = 4.0;
+/// Font size of `draw_string` text (px).
+pub const FONT_PIXELS: f32 = 16.0;
+/// Fill = outline colour scaled by this, with `FILL_ALPHA` (Box2D testbed look).
+pub const FILL_BRIGHTNESS: f32 = 0.5;
+pub const FILL_ALPHA: f32 = 0.5;
+
+/// Background behind the world view.
+pub const BACKGROUND: Color = Color::rgb(0.11, 0.11, 0.13);
+/// Grid colours, from faint to strong.
+pub const GRID_MINOR: Color = Color {
+    r: 1.0,
+    g: 1.0,
+    b: 1.0,
+    a: 0.07,
+};
+pub const GRID_MAJOR: Color = Color {
+    r: 1.0,
+    g: 1.0,
+    b: 1.0,
+    a: 0.15,
+};
+pub const GRID_AXIS: Color = Color {
+    r: 1.0,
+    g: 1.0,
+    b: 1.0,
+    a: 0.3,
+};
+
+/// The core's colour as macroquad's.
+pub fn to_mq(color: Color) -> MqColor {
+    MqColor::new(color.r, color.g, color.b, color.a)
+}
+
+/// The fill colour for an outline colour.
+pub fn fill_color(color: Color) -> Color {
+    color
+        .scaled(FILL_BRIGHTNESS)
+        .with_alpha(FILL_ALPHA * color.a)
+}
+
+/// Number of straight pieces for a full circle of `radius_px` screen pixels.
+pub fn circle_pieces(radius_px: f32) -> usize {
+    let pieces = (TAU * radius_px.max(0.0) / ARC_PIECE_PIXELS).ceil();
+    if pieces.is_finite() {
+        (pieces as usize).clamp(12, 256)
+    } else {
+        12
+    }
+}
+
+/// Points around a circle, counter-clockwise, starting on the +x axis.
+pub fn circle_outline(center: Vec2, radius: f32, pieces: usize) -> Vec<Vec2> {
+    let pieces = pieces.max(3);
+    (0..pieces)
+        .map(|i| {
+            let angle = TAU * i as f32 / pieces as f32;
+            center + radius * Vec2::new(angle.cos(), angle.sin())
+        })
+        .collect()
+}
+
+/// The outline of a convex polygon grown by `radius` (a rounded polygon): each corner becomes
+/// an arc. Two vertices give a capsule, one a circle. Vertices may be in either winding; the
+/// result is counter-clockwise. `pieces` is the number of straight pieces a full circle
+/// would get. With `radius <= 0` the vertices are returned (counter-clockwise).
+pub fn rounded_outline(vertices: &[Vec2], radius: f32, pieces: usize) -> Vec<Vec2> {
+    let n = vertices.len();
+    let mut vs: Vec<Vec2> = vertices.to_vec();
+    if n >= 3 && signed_area(&vs) < 0.0 {
+        vs.reverse();
+    }
+    if radius.is_nan() || radius <= 0.0 || n == 0 {
+        return vs;
+    }
+    if n == 1 {
+        return circle_outline(vs[0], radius, pieces);
+    }
+    let pieces = pieces.max(3) as f32;
+    // Outward normal of the edge from vs[i] to vs[i + 1] (counter-clockwise winding).
+    let normal = |i: usize| {
+        let e = vs[(i + 1) % n] - vs[i];
+        Vec2::new(e.y, -e.x).normalize_or_zero()
+    };
+    let mut out = Vec::with_capacity(n * 8);
+    for (i, &v) in vs.iter().enumerate() {
+        let n_prev = normal((i + n - 1) % n);
+        let n_next = normal(i);
+        let mut sweep = cross(n_prev, n_next).atan2(n_prev.dot(n_next));
+        if sweep < 0.0 {
+            sweep += TAU; // a capsule's cap is a half turn, which atan2 may call -pi
+        }
+        let steps = ((sweep / TAU * pieces).ceil() as usize).max(1);
+        let start = n_prev.y.atan2(n_prev.x);
+        for k in 0..=steps {
+            let angle = start + sweep * k as f32 / steps as f32;
+            out.push(v + radius * Vec2::new(angle.cos(), angle.sin()));
+        }
+    }
+    out
+}
+
+/// Signed area of a closed polygon: positive when counter-clockwise.
+fn signed_area(vs: &[Vec2]) -> f32 {
+    let n = vs.len();
+    (0..n).map(|i| cross(vs[i], vs[(i + 1) % n])).sum::<f32>() * 0.5
+}
+
+/// How strong a grid line is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GridKind {
+    /// Every metre, when metres are at least `MIN_GRID_SPACING_PIXELS` apart.
+    Minor,
+    /// Every 10 m, when that is at least `MIN_GRID_SPACING_PIXELS` on screen.
+    Major,
+    /// x = 0 and y = 0.
+    Axis,
+}
+
+/// One grid line, in world coordinates, spanning the visible area.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridLine {
+    pub a: Vec2,
+    pub b: Vec2,
+    pub kind: GridKind,
+}
+
+/// The grid lines visible through `camera`, faint first so stronger lines draw on top.
+/// Lines of a spacing that would be denser than `MIN_GRID_SPACING_PIXELS` are left out, so
+/// the count stays bounded by the viewport size at every zoom.
+pub fn grid_lines(camera: &Camera) -> Vec<GridLine> {
+    let view = camera.visible_aabb();
+    let ppm = camera.pixels_per_metre();
+    let mut lines = Vec::new();
+    // Levels: (spacing in m, kind, skip indices that a stronger line covers).
+    for (spacing, kind) in [(1.0_f32, GridKind::Minor), (10.0, GridKind::Major)] {
+        if spacing * ppm < MIN_GRID_SPACING_PIXELS {
+            continue;
+        }
+        for axis in 0..2 {
+            // axis 0: vertical lines at x = k * spacing; axis 1: horizontal at y = k * spacing.
+            let (lo, hi) = if axis == 0 {
+                (view.min.x, view.max.x)
+            } else {
+                (view.min.y, view.max.y)
+            };
+            let first = (lo / spacing).ceil() as i64;
+            let last = (hi / spacing).floor() as i64;
+            for k in first..=last {
+                let covered = k == 0 || (kind == GridKind::Minor && k % 10 == 0);
+                if covered {
+                    continue;
+                }
+                let c = k as f32 * spacing;
+                lines.push(span(axis, c, &view, kind));
+            }
+        }
+    }
+    // Axes, when visible.
+    if view.min.x <= 0.0 && 0.0 <= view.max.x {
+        lines.push(span(0, 0.0, &view, GridKind::Axis));
+    }
+    if view.min.y <= 0.0 && 0.0 <= view.max.y {
+        lines.push(span(1, 0.0, &view, GridKind::Axis));
+    }
+    lines
+}
+
+fn span(axis: usize, c: f32, view: &crate::physics::Aabb, kind: GridKind) -> GridLine {
+    if axis == 0 {
+        GridLine {
+            a: Vec2::new(c, view.min.y),
+            b: Vec2::new(c, view.max.y),
+            kind,
+        }
+    } else {
+        GridLine {
+            a: Vec2::new(view.min.x, c),
+            b: Vec2::new(view.max.x, c),
+            kind,
+        }
+    }
+}
+
+/// Draw the background grid. Call with the world camera set (inside a `MacroquadDraw`
+/// frame, or after `set_camera(&camera.camera_2d(..))`).
+pub fn draw_grid(camera: &Camera) {
+    let thickness = camera.pixels_to_metres(GRID_LINE_PIXELS);
+    for line in grid_lines(camera) {
+        let color = match line.kind {
+            GridKind::Minor => GRID_MINOR,
+            GridKind::Major => GRID_MAJOR,
+            GridKind::Axis => GRID_AXIS,
+        };
+        draw_line(
+            line.a.x,
+            line.a.y,
+            line.b.x,
+            line.b.y,
+            thickness,
+            to_mq(color),
+        );
+    }
+}
+
+/// Draws the core's debug geometry with macroquad for one frame.
+///
+/// ```ignore
+/// let mut d = MacroquadDraw::begin(&camera, screen_size); // sets the world camera
+/// draw_grid(&camera);
+/// world.debug_draw(&mut d, flags);
+/// d.finish(); // text, then back to the screen camera for egui
+/// ```
+pub struct MacroquadDraw {
+    camera: Camera,
+    /// Outline width in metres for this frame's scale.
+    line: f32,
+    /// Text waiting for `finish`: screen position, text, colour.
+    texts: Vec<(Vec2, String, Color)>,
+}
+
+impl MacroquadDraw {
+    /// Start drawing the world through `camera` into a window `screen_size` pixels large.
+    pub fn begin(camera: &Camera, screen_size: Vec2) -> MacroquadDraw {
+        set_camera(&camera.camera_2d(screen_size));
+        MacroquadDraw {
+            camera: *camera,
+            line: camera.pixels_to_metres(LINE_PIXELS),
+            texts: Vec::new(),
+        }
+    }
+
+    /// The camera this frame is drawn through.
+    pub fn camera(&self) -> &Camera {
+        &self.camera
+    }
+
+    /// Draw the queued text in screen space and restore the screen camera.
+    pub fn finish(self) {
+        set_default_camera();
+        for (at, text, color) in &self.texts {
+            draw_text(text, at.x, at.y, FONT_PIXELS, to_mq(*color));
+        }
+    }
+
+    /// Pieces for a full circle of `radius` metres at this frame's scale.
+    fn pieces(&self, radius: f32) -> usize {
+        circle_pieces(radius * self.camera.pixels_per_metre())
+    }
+
+    fn line(&self, a: Vec2, b: Vec2, color: Color) {
+        draw_line(a.x, a.y, b.x, b.y, self.line, to_mq(color));
+    }
+
+    fn outline(&self, points: &[Vec2], color: Color) {
+        let n = points.len();
+        if n < 2 {
+            return;
+        }
+        for i in 0..n {
+            self.line(points[i], points[(i + 1) % n], color);
+        }
+    }
+
+    /// A convex polygon filled as a fan from its first point.
+    fn fill(&self, points: &[Vec2], color: Color) {
+        let c = to_mq(color);
+        for i in 1..points.len().saturating_sub(1) {
+            draw_triangle(points[0], points[i], points[i + 1], c);
+        }
+    }
+
+    fn solid(&self, points: &[Vec2], color: Color) {
+        self.fill(points, fill_color(color));
+        self.outline(points, color);
+    }
+}
+
+impl DebugDraw for MacroquadDraw {
+    fn draw_polygon(&mut self, vertices: &[Vec2], color: Color) {
+        self.outline(vertices, color);
+    }
+
+    fn draw_solid_polygon(&mut self, vertices: &[Vec2], radius: f32, color: Color) {
+        let points = rounded_outline(vertices, radius, self.pieces(radius));
+        self.solid(&points, color);
+    }
+
+    fn draw_circle(&mut self, center: Vec2, radius: f32, color: Color) {
+        self.outline(&circle_outline(center, radius, self.pieces(radius)), color);
+    }
+
+    fn draw_solid_circle(&mut self, center: Vec2, radius: f32, axis: Vec2, color: Color) {
+        self.solid(&circle_outline(center, radius, self.pieces(radius)), color);
+        self.line(center, center + radius * axis.normalize_or_zero(), color);
+    }
+
+    fn draw_solid_capsule(&mut self, center_a: Vec2, center_b: Vec2, radius: f32, color: Color) {
+        let points = rounded_outline(&[center_a, center_b], radius, self.pieces(radius));
+        self.solid(&points, color);
+    }
+
+    fn draw_segment(&mut self, point_a: Vec2, point_b: Vec2, color: Color) {
+        self.line(point_a, point_b, color);
+    }
+
+    fn draw_transform(&mut self, xf: Transform, scale: f32) {
+        let p = xf.p;
+        self.line(p, p + scale * xf.q.x_axis(), Color::rgb(1.0, 0.0, 0.0));
+        let y_axis = xf.q.rotate(Vec2::Y);
+        self.line(p, p + scale * y_axis, Color::rgb(0.0, 1.0, 0.0));
+    }
+
+    fn draw_point(&mut self, point: Vec2, size: f32, color: Color) {
+        let radius = 0.5 * self.camera.pixels_to_metres(size.max(1.0));
+        self.fill(&circle_outline(point, radius, 12), color);
+    }
+
+    fn draw_string(&mut self, point: Vec2, text: &str, color: Color) {
+        let at = self.camera.world_to_screen(point);
+        self.texts.push((at, text.to_owned(), color));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use macroquad::math::Rect;
+
+    fn square() -> Vec<Vec2> {
+        vec![
+            Vec2::new(-1.0, -1.0),
+            Vec2::new(1.0, -1.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(-1.0, 1.0),
+        ]
+    }
+
+    #[test]
+    fn rounded_square_keeps_its_radius_from_the_core() {
+        let r = 0.25;
+        for vertices in [square(), square().into_iter().rev().collect()] {
+            let out = rounded_outline(&vertices, r, 64);
+            assert!(out.len() > 4 * 4);
+            assert!(signed_area(&out) > 0.0, "counter-clockwise");
+            for p in &out {
+                // Distance from a point outside the core square to the square is `r`.
+                let d = (p.abs() - Vec2::ONE).max(Vec2::ZERO).length();
+                assert!((d - r).abs() < 1e-4, "{p} at {d}");
+            }
+            // The rounded area: square + edge strips + one full circle.
+            let area = 4.0 + 4.0 * 2.0 * r + std::f32::consts::PI * r * r;
+            assert!((signed_area(&out) - area).abs() < 0.01 * area);
+        }
+    }
+
+    #[test]
+    fn capsule_outline_is_a_stadium() {
+        let (a, b, r) = (Vec2::new(-1.0, 2.0), Vec2::new(1.0, 2.0), 0.5);
+        let out = rounded_outline(&[a, b], r, 64);
+        for p in &out {
+            // Distance to the core segment is the radius.
+            let t = ((*p - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
+            let d = (*p - (a + t * (b - a))).length();
+            assert!((d - r).abs() < 1e-4);
+        }
+        let area = 2.0 * 2.0 * r + std::f32::consts::PI * r * r;
+        assert!((signed_area(&out) - area).abs() < 0.01 * area);
+        // Caps reach beyond the ends.
+        assert!(out.iter().any(|p| p.x > 1.49) && out.iter().any(|p| p.x < -1.49));
+    }
+
+    #[test]
+    fn zero_radius_returns_the_polygon() {
+        assert_eq!(rounded_outline(&square(), 0.0, 32), square());
+        assert!(rounded_outline(&[], 1.0, 32).is_empty());
+        assert_eq!(rounded_outline(&[Vec2::ZERO], 1.0, 16).len(), 16);
+    }
+
+    #[test]
+    fn circle_pieces_follow_the_screen_size() {
+        assert_eq!(circle_pieces(0.0), 12);
+        assert_eq!(circle_pieces(f32::NAN), 12);
+        assert!(circle_pieces(100.0) > circle_pieces(20.0));
+        assert_eq!(circle_pieces(1e9), 256);
+    }
+
+    #[test]
+    fn fills_are_darker_and_translucent() {
+        let f = fill_color(Color::DYNAMIC);
+        assert!(f.r < Color::DYNAMIC.r && f.a < 1.0);
+    }
+
+    fn camera(view_height: f32) -> Camera {
+        Camera::new(
+            Vec2::new(0.5, 0.5),
+            view_height,
+            Rect::new(0.0, 0.0, 960.0, 720.0),
+        )
+    }
+
+    #[test]
+    fn grid_shows_metres_only_when_they_are_far_enough_apart() {
+        // 720 px for 20 m: 36 px per metre, minor and major lines.
+        let lines = grid_lines(&camera(20.0));
+        let count = |k| lines.iter().filter(|l| l.kind == k).count();
+        assert!(count(GridKind::Minor) > 20);
+        assert_eq!(count(GridKind::Axis), 2);
+        // 720 px for 200 m: 3.6 px per metre, so no minor lines; 10 m lines stay.
+        let lines = grid_lines(&camera(200.0));
+        assert_eq!(
+            lines.iter().filter(|l| l.kind == GridKind::Minor).count(),
+            0
+        );
+        assert!(lines.iter().any(|l| l.kind == GridKind::Major));
+        // Far out: only the axes.
+        let lines = grid_lines(&camera(5000.0));
+        assert!(lines.iter().all(|l| l.kind == GridKind::Axis));
+    }
+
+    #[test]
+    fn grid_lines_are_never_denser_than_the_limit() {
+        for view_height in [0.01, 0.5, 3.0, 20.0, 89.0, 90.0, 91.0, 900.0, 10_000.0] {
+            let cam = camera(view_height);
+            let lines = grid_lines(&cam);
+            // Bounded by the viewport: at most one line per MIN_GRID_SPACING_PIXELS per level.
+            let bound = 2.0 * (960.0 + 720.0) / MIN_GRID_SPACING_PIXELS + 4.0;
+            assert!(
+                (lines.len() as f32) <= bound,
+                "{view_height}: {}",
+                lines.len()
+            );
+            let mut xs: Vec<f32> = lines
+                .iter()
+                .filter(|l| l.a.x == l.b.x && l.kind != GridKind::Axis)
+                .map(|l| cam.world_to_screen(l.a).x)
+                .collect();
+            xs.sort_by(f32::total_cmp);
+            for pair in xs.windows(2) {
+                assert!(pair[1] - pair[0] >= MIN_GRID_SPACING_PIXELS - 1e-3);
+            }
+        }
+    }
+}
