@@ -63,6 +63,14 @@ impl BroadPhase {
         true
     }
 
+    /// Replace a proxy's stored (fat) box with exactly `fat` and buffer it. For restoring a
+    /// saved world bit for bit (scene export); the step never calls it.
+    pub fn restore_fat_aabb(&mut self, proxy: ProxyId, fat: Aabb) {
+        let entry = self.proxies[proxy.0 as usize].as_mut().expect("live proxy");
+        entry.0 = fat;
+        self.moved.push(proxy.0);
+    }
+
     pub fn touch_proxy(&mut self, proxy: ProxyId) {
         self.moved.push(proxy.0);
     }
