@@ -464,7 +464,7 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
             );
         } else if let Some(&first) = names.get(name) {
             report.push(
-                body_label(i, body),
+                format!("body \"{name}\" #{i}"),
                 format!(
                     "duplicate name: bodies #{first} and #{i} are both called \"{name}\"; \
                      body names must be unique"
@@ -475,10 +475,16 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         }
     }
 
-    // 3. Bodies.
+    // 3. Bodies. A name given twice is told apart by the index.
+    let label = |i: usize, body: &BodyFile| match &body.name {
+        Some(name) if names.get(name) != Some(&i) && !name.is_empty() => {
+            format!("body \"{name}\" #{i}")
+        }
+        _ => body_label(i, body),
+    };
     for (i, body) in scene.bodies.iter().enumerate() {
         for m in check_body(body) {
-            report.push(body_label(i, body), m);
+            report.push(label(i, body), m);
         }
     }
 
