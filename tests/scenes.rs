@@ -786,9 +786,7 @@ fn every_bad_scene_gives_its_specific_errors() {
         );
         for (line, (place, words)) in lines.iter().zip(&expected) {
             assert!(
-                line.starts_with(&format!("{file}"))
-                    && line.contains(place)
-                    && line.contains(words),
+                line.starts_with(file) && line.contains(place) && line.contains(words),
                 "{file}: expected `{place}` and `{words}` in\n{line}"
             );
         }
