@@ -5,12 +5,16 @@
 //! and (in the testbed) live toggles for every one of them.
 //!
 //! - [`physics`]: the core. Depends on glam and std only.
-//! - `scene`: RON scene files to and from a `World` (no GUI).
+//! - [`scene`]: RON scene files to and from a `World` (no GUI).
+//! - [`commands`]: the headless commands of the `testbed` binary (list, check, run, bench).
 //! - `app`: the interactive testbed, behind the `testbed` feature.
 //!
 //! Units are metres, kilograms, seconds and radians, with y up.
 
 pub mod physics;
+pub mod scene;
+
+pub mod commands;
 
 #[cfg(feature = "testbed")]
 pub mod app;

@@ -1,18 +1,22 @@
-//! The `testbed` binary: the command line, then the window (or, later, a headless command).
+//! The `testbed` binary: the command line, then the window or a headless command.
 //!
 //! ```text
 //! testbed [--scene FILE] [--frames N] [--screenshot OUT.png] [--dump-state OUT.json]
-//! testbed list | check | run | bench      (not implemented yet)
+//! testbed list
+//! testbed check FILE...
+//! testbed run FILE --steps N [--set KEY=VALUE]... [--json] [--trace OUT.csv] [--export OUT.ron]
+//! testbed bench [FILE...] [--steps N]
 //! ```
 //!
-//! Exit codes: 0 success; 1 a run failed (unreadable scene, unwritable output, no display);
-//! 2 bad command line (clap's own code) or a command that is not implemented yet.
+//! Exit codes: 0 success; 1 a run failed (bad scene file, unwritable output, no display);
+//! 2 bad command line (clap's own code).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use impulse::app::{open_window, AppOptions};
+use impulse::commands;
 
 /// Impulse: a 2D rigid-body physics engine and its interactive testbed.
 #[derive(Debug, Parser)]
@@ -21,7 +25,7 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
 
-    /// Scene file to open (RON). Without it, the built-in demo.
+    /// Scene file to open (RON). Without it, the default scene.
     #[arg(long, value_name = "FILE")]
     scene: Option<PathBuf>,
 
@@ -38,49 +42,79 @@ struct Cli {
     dump_state: Option<PathBuf>,
 }
 
-/// Headless commands. Their arguments are defined by whoever implements them; until then
-/// everything after the command name is accepted and ignored.
+/// Headless commands. Without one, the window opens.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// List the scene catalog.
-    List(PendingArgs),
-    /// Load and step scene files, report problems.
-    Check(PendingArgs),
-    /// Run a scene headless.
-    Run(PendingArgs),
-    /// Benchmark the solver.
-    Bench(PendingArgs),
-}
-
-#[derive(Debug, clap::Args)]
-struct PendingArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    args: Vec<String>,
+    /// Category, name and file of every scene of the library.
+    List,
+    /// Check scene files: silent when valid, every error otherwise (exit 1).
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Step a scene without a window and report the final state.
+    Run {
+        file: PathBuf,
+        #[arg(long)]
+        steps: u64,
+        /// Override a setting: key=value, value in RON (gravity=(0,-9.8), solver=SoftStep).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// One JSON object instead of the text summary.
+        #[arg(long)]
+        json: bool,
+        /// CSV of every named body at every step.
+        #[arg(long, value_name = "OUT.csv")]
+        trace: Option<PathBuf>,
+        /// Write the final world as an exact scene file.
+        #[arg(long, value_name = "OUT.ron")]
+        export: Option<PathBuf>,
+    },
+    /// Median and p95 step times (every Benchmark scene when no file is given).
+    Bench {
+        files: Vec<PathBuf>,
+        #[arg(long, default_value_t = 300)]
+        steps: u64,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse(); // bad arguments: clap prints the error and exits 2
-    match cli.command {
+    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+    let code = match cli.command {
         None => {
+            drop((out, err));
             let options = AppOptions {
                 scene: cli.scene,
                 frames: cli.frames,
                 screenshot: cli.screenshot,
                 dump_state: cli.dump_state,
             };
-            ExitCode::from(open_window(options).clamp(0, 255) as u8)
+            open_window(options)
         }
-        Some(command) => {
-            let name = match command {
-                Command::List(_) => "list",
-                Command::Check(_) => "check",
-                Command::Run(_) => "run",
-                Command::Bench(_) => "bench",
+        Some(Command::List) => commands::list(&mut out, &mut err),
+        Some(Command::Check { files }) => commands::check(&files, &mut err),
+        Some(Command::Run {
+            file,
+            steps,
+            sets,
+            json,
+            trace,
+            export,
+        }) => {
+            let options = commands::RunOptions {
+                file,
+                steps,
+                sets,
+                json,
+                trace,
+                export,
             };
-            eprintln!("testbed {name}: not implemented yet");
-            ExitCode::from(2)
+            commands::run(&options, &mut out, &mut err)
         }
-    }
+        Some(Command::Bench { files, steps }) => commands::bench(&files, steps, &mut out, &mut err),
+    };
+    ExitCode::from(code.clamp(0, 255) as u8)
 }
 
 #[cfg(test)]
@@ -94,7 +128,7 @@ mod tests {
     }
 
     #[test]
-    fn window_options_parse() {
+    fn window_options_and_commands_parse() {
         let cli = Cli::try_parse_from([
             "testbed",
             "--frames",
@@ -112,6 +146,7 @@ mod tests {
         assert!(Cli::try_parse_from(["testbed", "--bogus"]).is_err());
         assert!(Cli::try_parse_from(["testbed", "--frames", "3", "list"]).is_err());
         let cli = Cli::try_parse_from(["testbed", "run", "a.ron", "--steps", "9"]).unwrap();
-        assert!(matches!(cli.command, Some(Command::Run(_))));
+        assert!(matches!(cli.command, Some(Command::Run { steps: 9, .. })));
+        assert!(Cli::try_parse_from(["testbed", "check"]).is_err(), "check needs files");
     }
 }

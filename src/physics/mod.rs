@@ -41,7 +41,7 @@ pub use joint::{Joint, JointDef, JointKind};
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use settings::{SolverKind, SolverSettings};
 pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, Shape, ShapeDef};
-pub use world::{RayHit, StepStats, World};
+pub use world::{BodyState, RayHit, StepStats, World};
 
 /// Handle of a body in a `World`.
 pub type BodyHandle = Handle<Body>;

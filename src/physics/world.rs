@@ -47,6 +47,37 @@ pub struct StepStats {
     pub kinetic_energy: f32,
 }
 
+/// The motion and sleep state of a body beyond its definition: what an exact restore puts
+/// back (see `World::restore_body_state`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyState {
+    /// World centre of mass, metres.
+    pub center: Vec2,
+    pub angle: f32,
+    pub linear_velocity: Vec2,
+    pub angular_velocity: f32,
+    pub awake: bool,
+    /// Seconds the body has been still.
+    pub sleep_time: f32,
+    /// The sleeping island id (asleep bodies only).
+    pub island: Option<u32>,
+}
+
+impl BodyState {
+    /// The state of `body` as the world holds it.
+    pub fn of(body: &Body) -> BodyState {
+        BodyState {
+            center: body.center,
+            angle: body.angle,
+            linear_velocity: body.linear_velocity,
+            angular_velocity: body.angular_velocity,
+            awake: body.awake,
+            sleep_time: body.sleep_time,
+            island: (!body.awake && body.kind != BodyKind::Static).then_some(body.island),
+        }
+    }
+}
+
 /// The closest hit of a ray cast.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayHit {
@@ -640,6 +671,162 @@ impl World {
             }
         }
         Ok(())
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Exact save and restore (scene export). These write raw state without the checks of
+    // physical consistency the setters make and wake nothing: a loader rebuilds the bodies,
+    // shapes and joints in slot order, then calls them to put back the state a definition
+    // cannot carry, so that the restored world steps bit for bit like the saved one.
+
+    /// The broad-phase (fat) box of a shape: the tight box grown by the margin and swept by
+    /// the motion when it was last re-inserted.
+    #[doc(hidden)]
+    pub fn shape_proxy_box(&self, shape: ShapeHandle) -> Option<Aabb> {
+        let s = self.shapes.get(shape)?;
+        Some(self.broad_phase.fat_aabb(s.proxy))
+    }
+
+    /// Put back a body's exact motion and sleep state: centre of mass, angle, velocities,
+    /// awake flag, sleep timer and (asleep) island id. Shape boxes follow the new transform.
+    #[doc(hidden)]
+    pub fn restore_body_state(&mut self, body: BodyHandle, state: &BodyState) -> PhysicsResult<()> {
+        check_finite_vec("center", state.center)?;
+        check_finite("angle", state.angle)?;
+        check_finite_vec("linear_velocity", state.linear_velocity)?;
+        check_finite("angular_velocity", state.angular_velocity)?;
+        check_finite("sleep_time", state.sleep_time)?;
+        let index = body.index();
+        let b = self.body_mut(body)?;
+        b.center = state.center;
+        b.angle = state.angle;
+        b.sync_transform();
+        b.sleep_time = state.sleep_time;
+        let is_static = b.kind == BodyKind::Static;
+        if !is_static {
+            b.linear_velocity = state.linear_velocity;
+            b.angular_velocity = state.angular_velocity;
+        }
+        let xf = b.transform();
+        let was_awake = b.awake;
+        let shapes = b.shapes.clone();
+        for s in shapes {
+            let shape = self.shapes.get_mut(s).expect("body's shape");
+            shape.aabb = shape.geometry.aabb(&xf);
+        }
+        if is_static {
+            return Ok(());
+        }
+        // Leave whatever sleeping island the body was in, then join the saved one.
+        if !was_awake {
+            let island = self.bodies.at(index).island;
+            if let Some(members) = self.sleeping_islands.get_mut(&island) {
+                members.retain(|&i| i != index);
+                if members.is_empty() {
+                    self.sleeping_islands.remove(&island);
+                }
+            }
+        }
+        let b = self.bodies.at_mut(index);
+        if state.awake {
+            b.awake = true;
+            b.island = u32::MAX;
+            self.insert_awake(index);
+        } else {
+            let id = state.island.unwrap_or(self.next_island);
+            b.awake = false;
+            b.island = id;
+            b.solver_index = 0;
+            self.awake_bodies.retain(|&i| i != index);
+            self.sleeping_islands.entry(id).or_default().push(index);
+            self.next_island = self.next_island.max(id.wrapping_add(1));
+        }
+        Ok(())
+    }
+
+    /// Append a contact between two shapes with a saved manifold (points, feature ids and
+    /// accumulated impulses), after the contacts already there. Refused when either shape is
+    /// missing, both are on one body, or the pair already has a contact.
+    #[doc(hidden)]
+    pub fn restore_contact(
+        &mut self,
+        shape_a: ShapeHandle,
+        shape_b: ShapeHandle,
+        manifold: collision::Manifold,
+    ) -> PhysicsResult<()> {
+        let sa = self
+            .shapes
+            .get(shape_a)
+            .ok_or_else(|| PhysicsError::new("shape_a", "no such shape"))?;
+        let sb = self
+            .shapes
+            .get(shape_b)
+            .ok_or_else(|| PhysicsError::new("shape_b", "no such shape"))?;
+        if sa.body == sb.body {
+            return Err(PhysicsError::new(
+                "shape_b",
+                "a contact joins shapes of two different bodies",
+            ));
+        }
+        if manifold.count > 2 {
+            return Err(PhysicsError::new(
+                "manifold",
+                format!("{} points, a manifold has 0 to 2", manifold.count),
+            ));
+        }
+        let key = pair_key(shape_a.index(), shape_b.index());
+        if self.pair_keys.contains(&key) {
+            return Err(PhysicsError::new(
+                "shape_b",
+                "this pair of shapes already has a contact",
+            ));
+        }
+        let contact = Contact {
+            shape_a,
+            shape_b,
+            body_a: sa.body,
+            body_b: sb.body,
+            manifold,
+            friction: mix_friction(sa.friction, sb.friction),
+            restitution: mix_restitution(sa.restitution, sb.restitution),
+            key,
+        };
+        self.pair_keys.insert(key);
+        self.contacts.push(contact);
+        Ok(())
+    }
+
+    /// Set a shape's broad-phase (fat) box exactly.
+    #[doc(hidden)]
+    pub fn restore_shape_proxy_box(&mut self, shape: ShapeHandle, fat: Aabb) -> PhysicsResult<()> {
+        let s = self
+            .shapes
+            .get(shape)
+            .ok_or_else(|| PhysicsError::new("shape", "no such shape"))?;
+        if !fat.is_valid() {
+            return Err(PhysicsError::new(
+                "proxy_box",
+                "min must be finite and below max",
+            ));
+        }
+        self.broad_phase.restore_fat_aabb(s.proxy, fat);
+        Ok(())
+    }
+
+    /// Put back the step counter and the simulated time.
+    #[doc(hidden)]
+    pub fn restore_clock(&mut self, step_count: u64, time: f64) {
+        self.step_count = step_count;
+        self.time = time;
+    }
+
+    /// End a restore: forget the broad-phase moves the rebuild made, as a step would have,
+    /// so the next step finds only the pairs the saved world would have found. Every pair
+    /// that should have a contact must have been restored before.
+    #[doc(hidden)]
+    pub fn finish_restore(&mut self) {
+        self.broad_phase.update_pairs(&mut self.new_pairs);
+        self.new_pairs.clear();
     }
 
     // ----------------------------------------------------------------------------------

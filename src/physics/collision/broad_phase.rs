@@ -138,6 +138,13 @@ impl BroadPhase {
         true
     }
 
+    /// Replace a proxy's stored box with exactly `fat` and buffer it. For restoring a saved
+    /// world bit for bit (scene export); the step never calls it.
+    pub fn restore_fat_aabb(&mut self, proxy: ProxyId, fat: Aabb) {
+        self.trees[proxy.kind().index()].move_proxy(proxy.tree_id(), fat);
+        self.buffer_move(proxy);
+    }
+
     /// Put a proxy in the move buffer without moving it, so the next `update_pairs` reports
     /// all its overlaps (e.g. after waking or a filter change).
     pub fn touch_proxy(&mut self, proxy: ProxyId) {

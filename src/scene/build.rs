@@ -1,0 +1,802 @@
+//! Scene file to `World`. Checks everything first and reports every problem of the file;
+//! builds only a file with none, so a bad file never half-loads.
+
+use std::collections::HashMap;
+
+use glam::Vec2;
+
+use super::error::{SceneError, SceneErrors};
+use super::format::{
+    BodyFile, BodyKindFile, GeometryFile, JointKindFile, RevoluteFile, SceneFile, SettingsFile,
+    ShapeFile, WorldStateFile,
+};
+use super::generators::{self, GeneratedJoint};
+use super::Scene;
+use crate::physics::collision::{Manifold, ManifoldPoint};
+use crate::physics::joint::JointDefKind;
+use crate::physics::math::Aabb;
+use crate::physics::shape::{convex_hull, MAX_POLYGON_VERTICES};
+use crate::physics::{
+    BodyDef, BodyHandle, BodyKind, BodyState, Capsule, Circle, Geometry, Polygon, Segment,
+    ShapeDef, ShapeHandle, SolverSettings, World,
+};
+
+/// Words every "joint kind not available" message contains (see
+/// `SceneError::is_joint_unavailable`).
+pub const JOINT_UNAVAILABLE: &str = "is not available yet";
+
+/// Collects semantic errors of one file.
+struct Report<'a> {
+    file: &'a str,
+    errors: Vec<SceneError>,
+}
+
+impl Report<'_> {
+    fn push(&mut self, what: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(SceneError::Semantic {
+            file: self.file.to_string(),
+            what: what.into(),
+            message: message.into(),
+        });
+    }
+}
+
+/// `body "name"` or `body #index` (0-based creation index).
+pub(crate) fn body_label(index: usize, body: &BodyFile) -> String {
+    match &body.name {
+        Some(name) => format!("body \"{name}\""),
+        None => format!("body #{index}"),
+    }
+}
+
+fn joint_label(index: usize, name: &Option<String>) -> String {
+    match name {
+        Some(name) => format!("joint \"{name}\""),
+        None => format!("joint #{index}"),
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Checks. Each returns messages "field: what is wrong, what would be valid".
+
+fn finite(errors: &mut Vec<String>, field: &str, v: f32) {
+    if !v.is_finite() {
+        errors.push(format!("{field} must be a finite number, got {v}"));
+    }
+}
+
+fn finite_vec(errors: &mut Vec<String>, field: &str, v: Vec2) {
+    if !v.is_finite() {
+        errors.push(format!("{field} must be finite, got ({}, {})", v.x, v.y));
+    }
+}
+
+fn positive(errors: &mut Vec<String>, field: &str, v: f32, unit: &str) {
+    if !(v.is_finite() && v > 0.0) {
+        errors.push(format!(
+            "{field} must be a finite number above zero ({unit}), got {v}"
+        ));
+    }
+}
+
+fn non_negative(errors: &mut Vec<String>, field: &str, v: f32) {
+    if !(v.is_finite() && v >= 0.0) {
+        errors.push(format!("{field} must be zero or more, got {v}"));
+    }
+}
+
+/// A polygon from file vertices: refuses too many or too few points, non-finite points,
+/// degenerate and non-convex outlines (never convexifies silently). Counter-clockwise input
+/// keeps its order (and so its feature ids); other orders are replaced by the hull.
+pub(crate) fn polygon_from_vertices(vertices: &[Vec2]) -> Result<Polygon, String> {
+    let n = vertices.len();
+    if n > MAX_POLYGON_VERTICES {
+        return Err(format!(
+            "too many vertices: {n} given, a polygon has at most {MAX_POLYGON_VERTICES} \
+             (split the outline into several convex shapes on one body)"
+        ));
+    }
+    if n < 3 {
+        return Err(format!("a polygon needs at least 3 vertices, {n} given"));
+    }
+    if let Some((i, v)) = vertices.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(format!("vertex {i} must be finite, got ({}, {})", v.x, v.y));
+    }
+    let hull = convex_hull(vertices);
+    if hull.len() < 3 {
+        return Err(
+            "degenerate polygon: the vertices are collinear or coincide, so it has no area"
+                .to_string(),
+        );
+    }
+    if hull.len() < n {
+        return Err(format!(
+            "not convex: the convex hull of the {n} vertices has only {} (a vertex is inside \
+             the outline, repeats, or lies on an edge); give the corners of a convex polygon, \
+             or split it into several convex shapes",
+            hull.len()
+        ));
+    }
+    // Keep the given order when it is the hull's, starting anywhere.
+    let start = vertices.iter().position(|&v| v == hull[0]);
+    let same_cycle = start.is_some_and(|k| (0..n).all(|i| vertices[(k + i) % n] == hull[i]));
+    if same_cycle {
+        Ok(Polygon::from_hull(vertices, 0.0))
+    } else {
+        Ok(Polygon::from_hull(&hull, 0.0))
+    }
+}
+
+/// Every problem of a shape. `dynamic`: on a dynamic body (density must be above zero).
+pub(crate) fn check_shape(shape: &ShapeFile, dynamic: bool, label: &str) -> Vec<String> {
+    let mut e = Vec::new();
+    match &shape.shape {
+        GeometryFile::Box {
+            half_width,
+            half_height,
+            center,
+            angle,
+        } => {
+            positive(&mut e, "Box.half_width", *half_width, "metres");
+            positive(&mut e, "Box.half_height", *half_height, "metres");
+            finite_vec(&mut e, "Box.center", *center);
+            finite(&mut e, "Box.angle", *angle);
+        }
+        GeometryFile::Polygon { vertices, centroid } => {
+            if let Err(m) = polygon_from_vertices(vertices) {
+                e.push(format!("Polygon.vertices: {m}"));
+            }
+            if let Some(c) = centroid {
+                finite_vec(&mut e, "Polygon.centroid", *c);
+            }
+        }
+        GeometryFile::Circle { radius, center } => {
+            positive(&mut e, "Circle.radius", *radius, "metres");
+            finite_vec(&mut e, "Circle.center", *center);
+        }
+        GeometryFile::Capsule {
+            center_a,
+            center_b,
+            radius,
+        } => {
+            positive(&mut e, "Capsule.radius", *radius, "metres");
+            finite_vec(&mut e, "Capsule.center_a", *center_a);
+            finite_vec(&mut e, "Capsule.center_b", *center_b);
+            if center_a.is_finite() && center_b.is_finite() && make_geometry(&shape.shape).is_err()
+            {
+                e.push(
+                    "Capsule: center_a and center_b coincide; give centres at least 0.005 m \
+                     apart, or use a Circle"
+                        .to_string(),
+                );
+            }
+        }
+        GeometryFile::Segment { point_a, point_b } => {
+            finite_vec(&mut e, "Segment.point_a", *point_a);
+            finite_vec(&mut e, "Segment.point_b", *point_b);
+            if point_a.is_finite() && point_b.is_finite() && make_geometry(&shape.shape).is_err() {
+                e.push(
+                    "Segment: point_a and point_b coincide; give points at least 0.005 m apart"
+                        .to_string(),
+                );
+            }
+        }
+    }
+    if dynamic {
+        positive(&mut e, "density", shape.density, "kg/m^2 on a dynamic body");
+    } else {
+        non_negative(&mut e, "density", shape.density);
+    }
+    non_negative(&mut e, "friction", shape.friction);
+    non_negative(&mut e, "restitution", shape.restitution);
+    e.into_iter().map(|m| format!("{label}: {m}")).collect()
+}
+
+/// The core geometry of a checked shape.
+pub(crate) fn make_geometry(shape: &GeometryFile) -> Result<Geometry, String> {
+    let err = |e: crate::physics::PhysicsError| e.to_string();
+    Ok(match shape {
+        GeometryFile::Box {
+            half_width,
+            half_height,
+            center,
+            angle,
+        } => Geometry::Polygon(
+            Polygon::new_offset_box(*half_width, *half_height, *center, *angle).map_err(err)?,
+        ),
+        GeometryFile::Polygon { vertices, centroid } => {
+            let mut p = polygon_from_vertices(vertices)?;
+            if let Some(c) = centroid {
+                p.centroid = *c;
+            }
+            Geometry::Polygon(p)
+        }
+        GeometryFile::Circle { radius, center } => {
+            Geometry::Circle(Circle::new(*center, *radius).map_err(err)?)
+        }
+        GeometryFile::Capsule {
+            center_a,
+            center_b,
+            radius,
+        } => Geometry::Capsule(Capsule::new(*center_a, *center_b, *radius).map_err(err)?),
+        GeometryFile::Segment { point_a, point_b } => {
+            Geometry::Segment(Segment::new(*point_a, *point_b).map_err(err)?)
+        }
+    })
+}
+
+/// Every problem of a body (its shapes included), and whether it has mass.
+fn check_body(body: &BodyFile) -> Vec<String> {
+    let mut e = Vec::new();
+    finite_vec(&mut e, "position", body.position);
+    finite(&mut e, "angle", body.angle);
+    finite_vec(&mut e, "linear_velocity", body.linear_velocity);
+    finite(&mut e, "angular_velocity", body.angular_velocity);
+    non_negative(&mut e, "linear_damping", body.linear_damping);
+    non_negative(&mut e, "angular_damping", body.angular_damping);
+    finite(&mut e, "gravity_scale", body.gravity_scale);
+    let dynamic = body.kind == BodyKindFile::Dynamic;
+    for (i, shape) in body.shapes.iter().enumerate() {
+        e.extend(check_shape(shape, dynamic, &format!("shape {i}")));
+    }
+    if dynamic {
+        let has_mass = body
+            .shapes
+            .iter()
+            .any(|s| s.density > 0.0 && !matches!(s.shape, GeometryFile::Segment { .. }));
+        if !has_mass {
+            e.push(if body.shapes.is_empty() {
+                "a dynamic body needs mass: it has no shapes; add a shape with density above \
+                 zero, or make it Static or Kinematic"
+                    .to_string()
+            } else {
+                "a dynamic body needs mass: none of its shapes has area and density above \
+                 zero (segments have no area); add one, or make it Static or Kinematic"
+                    .to_string()
+            });
+        }
+    }
+    e
+}
+
+/// Every problem of the settings: the core's check, repeated with each bad field put back to
+/// its default so that all of them are reported.
+fn check_settings(settings: &SettingsFile) -> Vec<String> {
+    let mut errors = Vec::new();
+    let mut s = *settings;
+    let defaults = SettingsFile::default();
+    for _ in 0..SettingsFile::KEYS.len() {
+        match SolverSettings::from(&s).validate() {
+            Ok(()) => break,
+            Err(e) => {
+                errors.push(format!("{}: {}", e.field, e.message));
+                if !s.copy_field(&defaults, e.field) {
+                    break;
+                }
+            }
+        }
+    }
+    errors
+}
+
+/// Field checks of a joint definition (the same whether or not the core has the type).
+fn check_joint_kind(kind: &JointKindFile) -> Vec<String> {
+    let mut e = Vec::new();
+    let mut v = |field: &str, x: Vec2| finite_vec(&mut e, field, x);
+    match kind {
+        JointKindFile::Revolute(j) => {
+            v("anchor", j.anchor);
+            return e.into_iter().chain(check_revolute_fields(j)).collect();
+        }
+        JointKindFile::Prismatic(j) => {
+            v("anchor", j.anchor);
+            v("axis", j.axis);
+            if j.axis.is_finite() && j.axis.length() < 1e-6 {
+                e.push("axis must not be zero".to_string());
+            }
+            for (f, x) in [
+                ("lower_translation", j.lower_translation),
+                ("upper_translation", j.upper_translation),
+                ("motor_speed", j.motor_speed),
+            ] {
+                finite(&mut e, f, x);
+            }
+            non_negative(&mut e, "max_motor_force", j.max_motor_force);
+            if j.lower_translation > j.upper_translation {
+                e.push("lower_translation must not be above upper_translation".to_string());
+            }
+        }
+        JointKindFile::Wheel(j) => {
+            v("anchor", j.anchor);
+            v("axis", j.axis);
+            if j.axis.is_finite() && j.axis.length() < 1e-6 {
+                e.push("axis must not be zero".to_string());
+            }
+            non_negative(&mut e, "hertz", j.hertz);
+            non_negative(&mut e, "damping_ratio", j.damping_ratio);
+            finite(&mut e, "motor_speed", j.motor_speed);
+            non_negative(&mut e, "max_motor_torque", j.max_motor_torque);
+        }
+        JointKindFile::Weld(j) => {
+            v("anchor", j.anchor);
+            non_negative(&mut e, "linear_hertz", j.linear_hertz);
+            non_negative(&mut e, "angular_hertz", j.angular_hertz);
+            non_negative(&mut e, "damping_ratio", j.damping_ratio);
+        }
+        JointKindFile::Angle(j) => {
+            if let Some(t) = j.target_angle {
+                finite(&mut e, "target_angle", t);
+            }
+            non_negative(&mut e, "hertz", j.hertz);
+            non_negative(&mut e, "damping_ratio", j.damping_ratio);
+            non_negative(&mut e, "max_torque", j.max_torque);
+        }
+        JointKindFile::Pulley(j) => {
+            v("ground_a", j.ground_a);
+            v("ground_b", j.ground_b);
+            v("anchor_a", j.anchor_a);
+            v("anchor_b", j.anchor_b);
+            positive(&mut e, "ratio", j.ratio, "no unit");
+        }
+        JointKindFile::Distance(j) => {
+            v("anchor_a", j.anchor_a);
+            v("anchor_b", j.anchor_b);
+            if let Some(l) = j.length {
+                positive(&mut e, "length", l, "metres");
+            }
+            non_negative(&mut e, "min_length", j.min_length);
+            if let Some(l) = j.max_length {
+                positive(&mut e, "max_length", l, "metres");
+                if l < j.min_length {
+                    e.push(format!(
+                        "max_length {l} must not be below min_length {}",
+                        j.min_length
+                    ));
+                }
+            }
+            non_negative(&mut e, "hertz", j.hertz);
+            non_negative(&mut e, "damping_ratio", j.damping_ratio);
+        }
+        JointKindFile::Motor(j) => {
+            v("linear_offset", j.linear_offset);
+            finite(&mut e, "angular_offset", j.angular_offset);
+            non_negative(&mut e, "max_force", j.max_force);
+            non_negative(&mut e, "max_torque", j.max_torque);
+            if !(0.0..=1.0).contains(&j.correction_factor) {
+                e.push(format!(
+                    "correction_factor must be between 0 and 1, got {}",
+                    j.correction_factor
+                ));
+            }
+        }
+        JointKindFile::Friction(j) => {
+            v("anchor", j.anchor);
+            non_negative(&mut e, "max_force", j.max_force);
+            non_negative(&mut e, "max_torque", j.max_torque);
+        }
+        JointKindFile::Mouse(j) => {
+            v("anchor", j.anchor);
+            if let Some(t) = j.target {
+                finite_vec(&mut e, "target", t);
+            }
+            positive(&mut e, "hertz", j.hertz, "Hz");
+            non_negative(&mut e, "damping_ratio", j.damping_ratio);
+            non_negative(&mut e, "max_force", j.max_force);
+        }
+    }
+    e
+}
+
+fn check_revolute_fields(j: &RevoluteFile) -> Vec<String> {
+    let mut e = Vec::new();
+    finite(&mut e, "lower_angle", j.lower_angle);
+    finite(&mut e, "upper_angle", j.upper_angle);
+    if j.lower_angle > j.upper_angle {
+        e.push(format!(
+            "lower_angle {} must not be above upper_angle {}",
+            j.lower_angle, j.upper_angle
+        ));
+    }
+    finite(&mut e, "motor_speed", j.motor_speed);
+    non_negative(&mut e, "max_motor_torque", j.max_motor_torque);
+    non_negative(&mut e, "softness", j.softness);
+    if !(j.bias_factor.is_finite() && (0.0..=1.0).contains(&j.bias_factor)) {
+        e.push(format!(
+            "bias_factor must be between 0 and 1, got {}",
+            j.bias_factor
+        ));
+    }
+    e
+}
+
+/// The core definition of a joint kind, or why it cannot be made.
+///
+/// The joint types land on another branch; until then `JointDefKind` has no variants and
+/// every kind is refused with a message naming it. The mapping is one arm per kind.
+fn core_joint_kind(kind: &JointKindFile) -> Result<JointDefKind, String> {
+    Err(format!(
+        "joint kind {} {JOINT_UNAVAILABLE}: the core has no joint types on this build",
+        kind.name()
+    ))
+}
+
+// ------------------------------------------------------------------------------------------
+// Build.
+
+/// A joint to create, with both bodies resolved to creation indices.
+struct PlannedJoint {
+    body_a: usize,
+    body_b: usize,
+    collide_connected: bool,
+    name: Option<String>,
+    kind: JointDefKind,
+}
+
+/// Check `scene` and, when it has no problem, build its world. `file` names the file in
+/// messages.
+pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
+    let mut report = Report {
+        file,
+        errors: Vec::new(),
+    };
+
+    // 1. Settings.
+    for m in check_settings(&scene.settings) {
+        report.push("settings", m);
+    }
+    if !(scene.camera.center.is_finite() && scene.camera.height.is_finite())
+        || scene.camera.height <= 0.0
+    {
+        report.push(
+            "camera",
+            "center must be finite and height a finite number above zero (metres)",
+        );
+    }
+
+    // 2. Names.
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for (i, body) in scene.bodies.iter().enumerate() {
+        let Some(name) = &body.name else { continue };
+        if name.is_empty() {
+            report.push(
+                format!("body #{i}"),
+                "name must not be empty; leave `name` out for an unnamed body",
+            );
+        } else if let Some(&first) = names.get(name) {
+            report.push(
+                format!("body \"{name}\" #{i}"),
+                format!(
+                    "duplicate name: bodies #{first} and #{i} are both called \"{name}\"; \
+                     body names must be unique"
+                ),
+            );
+        } else {
+            names.insert(name.clone(), i);
+        }
+    }
+
+    // 3. Bodies. A name given twice is told apart by the index.
+    let label = |i: usize, body: &BodyFile| match &body.name {
+        Some(name) if names.get(name) != Some(&i) && !name.is_empty() => {
+            format!("body \"{name}\" #{i}")
+        }
+        _ => body_label(i, body),
+    };
+    for (i, body) in scene.bodies.iter().enumerate() {
+        for m in check_body(body) {
+            report.push(label(i, body), m);
+        }
+    }
+
+    // 4. Generators.
+    let mut bodies: Vec<BodyFile> = scene.bodies.clone();
+    let mut generated_joints: Vec<(usize, GeneratedJoint)> = Vec::new();
+    for (g, generator) in scene.generators.iter().enumerate() {
+        let what = format!("generator #{g} ({})", generator.name());
+        let problems = generators::check(generator, &names);
+        if problems.is_empty() {
+            let out = generators::generate(generator, bodies.len(), &names);
+            bodies.extend(out.bodies);
+            generated_joints.extend(out.joints.into_iter().map(|j| (g, j)));
+        } else {
+            for m in problems {
+                report.push(what.clone(), m);
+            }
+        }
+    }
+
+    // 5. Joints of the file.
+    let mut planned: Vec<PlannedJoint> = Vec::new();
+    for (i, joint) in scene.joints.iter().enumerate() {
+        let what = joint_label(i, &joint.name);
+        let mut resolve = |field: &str, name: &str| match names.get(name) {
+            Some(&index) => Some(index),
+            None => {
+                report.push(
+                    what.clone(),
+                    format!(
+                        "{field} \"{name}\" does not exist; {}",
+                        generators::known_names(&names)
+                    ),
+                );
+                None
+            }
+        };
+        let a = resolve("body_a", &joint.body_a);
+        let b = resolve("body_b", &joint.body_b);
+        if joint.body_a == joint.body_b {
+            report.push(
+                what.clone(),
+                format!(
+                    "body_a and body_b are both \"{}\": a joint joins two different bodies",
+                    joint.body_a
+                ),
+            );
+        }
+        for m in check_joint_kind(&joint.kind) {
+            report.push(what.clone(), format!("{}.{m}", joint.kind.name()));
+        }
+        match core_joint_kind(&joint.kind) {
+            Ok(kind) => {
+                if let (Some(body_a), Some(body_b)) = (a, b) {
+                    planned.push(PlannedJoint {
+                        body_a,
+                        body_b,
+                        collide_connected: joint.collide_connected,
+                        name: joint.name.clone(),
+                        kind,
+                    });
+                }
+            }
+            Err(m) => report.push(what.clone(), m),
+        }
+    }
+    let mut reported_generator = None;
+    for (g, joint) in &generated_joints {
+        match core_joint_kind(&joint.kind) {
+            Ok(kind) => planned.push(PlannedJoint {
+                body_a: joint.body_a,
+                body_b: joint.body_b,
+                collide_connected: false,
+                name: None,
+                kind,
+            }),
+            Err(m) => {
+                if reported_generator != Some(*g) {
+                    reported_generator = Some(*g);
+                    let what = format!("generator #{g} ({})", scene.generators[*g].name());
+                    report.push(what, m);
+                }
+            }
+        }
+    }
+
+    // 6. The saved state, if any.
+    if let Some(state) = &scene.state {
+        check_state(state, &bodies, &mut report);
+    }
+
+    if !report.errors.is_empty() {
+        return Err(SceneErrors(report.errors));
+    }
+
+    // 7. Create. Everything was checked; a refusal from the core here is a loader bug, still
+    // reported rather than panicking.
+    let mut world = World::new(SolverSettings::from(&scene.settings));
+    let mut handles: Vec<BodyHandle> = Vec::with_capacity(bodies.len());
+    let mut shape_handles: Vec<Vec<ShapeHandle>> = Vec::with_capacity(bodies.len());
+    for (i, body) in bodies.iter().enumerate() {
+        let what = body_label(i, body);
+        let def = BodyDef {
+            kind: BodyKind::from(body.kind),
+            position: body.position,
+            angle: body.angle,
+            linear_velocity: body.linear_velocity,
+            angular_velocity: body.angular_velocity,
+            linear_damping: body.linear_damping,
+            angular_damping: body.angular_damping,
+            gravity_scale: body.gravity_scale,
+            fixed_rotation: body.fixed_rotation,
+            enable_sleep: body.enable_sleep,
+            awake: body.awake,
+            name: body.name.clone(),
+        };
+        let handle = match world.create_body(&def) {
+            Ok(h) => h,
+            Err(e) => {
+                report.push(what, e.to_string());
+                return Err(SceneErrors(report.errors));
+            }
+        };
+        let mut shapes = Vec::with_capacity(body.shapes.len());
+        for (k, shape) in body.shapes.iter().enumerate() {
+            let made = make_geometry(&shape.shape).and_then(|geometry| {
+                let def = ShapeDef {
+                    geometry,
+                    density: shape.density,
+                    friction: shape.friction,
+                    restitution: shape.restitution,
+                    filter: shape.filter.into(),
+                };
+                world.create_shape(handle, &def).map_err(|e| e.to_string())
+            });
+            match made {
+                Ok(s) => shapes.push(s),
+                Err(m) => {
+                    report.push(what.clone(), format!("shape {k}: {m}"));
+                    return Err(SceneErrors(report.errors));
+                }
+            }
+        }
+        // Adding shapes wakes a body: put it to sleep after them.
+        if !body.awake && body.kind != BodyKindFile::Static {
+            let _ = world.set_awake(handle, false);
+        }
+        handles.push(handle);
+        shape_handles.push(shapes);
+    }
+    for (i, joint) in planned.into_iter().enumerate() {
+        let def = crate::physics::JointDef {
+            body_a: handles[joint.body_a],
+            body_b: handles[joint.body_b],
+            collide_connected: joint.collide_connected,
+            name: joint.name.clone(),
+            kind: joint.kind,
+        };
+        if let Err(e) = world.create_joint(&def) {
+            report.push(joint_label(i, &joint.name), e.to_string());
+            return Err(SceneErrors(report.errors));
+        }
+    }
+    if let Some(state) = &scene.state {
+        if let Err(m) = restore_state(&mut world, state, &handles, &shape_handles) {
+            report.push("state", m);
+            return Err(SceneErrors(report.errors));
+        }
+    }
+    Ok(Scene {
+        name: scene.name.clone(),
+        category: scene.category.clone(),
+        description: scene.description.clone(),
+        camera: scene.camera,
+        world,
+    })
+}
+
+fn check_state(state: &WorldStateFile, bodies: &[BodyFile], report: &mut Report) {
+    if state.bodies.len() != bodies.len() {
+        report.push(
+            "state",
+            format!(
+                "bodies: {} entries for {} bodies; give one per body, in creation order",
+                state.bodies.len(),
+                bodies.len()
+            ),
+        );
+        return;
+    }
+    if !(state.time.is_finite() && state.time >= 0.0) {
+        report.push(
+            "state",
+            format!("time must be zero or more, got {}", state.time),
+        );
+    }
+    for (i, (s, body)) in state.bodies.iter().zip(bodies).enumerate() {
+        let what = format!("state of {}", body_label(i, body));
+        let mut e = Vec::new();
+        finite_vec(&mut e, "center", s.center);
+        finite(&mut e, "angle", s.angle);
+        finite_vec(&mut e, "linear_velocity", s.linear_velocity);
+        finite(&mut e, "angular_velocity", s.angular_velocity);
+        non_negative(&mut e, "sleep_time", s.sleep_time);
+        if s.proxy_boxes.len() != body.shapes.len() {
+            e.push(format!(
+                "proxy_boxes: {} boxes for {} shapes; give one per shape",
+                s.proxy_boxes.len(),
+                body.shapes.len()
+            ));
+        }
+        for (k, &(min, max)) in s.proxy_boxes.iter().enumerate() {
+            if !(min.is_finite() && max.is_finite() && min.x <= max.x && min.y <= max.y) {
+                e.push(format!(
+                    "proxy_boxes[{k}]: min must be finite and below max"
+                ));
+            }
+        }
+        for m in e {
+            report.push(what.clone(), m);
+        }
+    }
+    let shape_exists = |(b, s): (u32, u32)| {
+        bodies
+            .get(b as usize)
+            .is_some_and(|body| (s as usize) < body.shapes.len())
+    };
+    for (i, c) in state.contacts.iter().enumerate() {
+        let what = format!("state contact #{i}");
+        for (field, id) in [("shape_a", c.shape_a), ("shape_b", c.shape_b)] {
+            if !shape_exists(id) {
+                report.push(
+                    what.clone(),
+                    format!(
+                        "{field} ({}, {}) names no shape: it is (body index, shape index)",
+                        id.0, id.1
+                    ),
+                );
+            }
+        }
+        if c.shape_a.0 == c.shape_b.0 {
+            report.push(what.clone(), "shape_a and shape_b are on the same body");
+        }
+        if c.points.len() > 2 {
+            report.push(
+                what.clone(),
+                format!("{} points, a manifold has at most 2", c.points.len()),
+            );
+        }
+        let all_finite = c.normal.is_finite()
+            && c.points.iter().all(|p| {
+                p.point.is_finite()
+                    && p.separation.is_finite()
+                    && p.normal_impulse.is_finite()
+                    && p.tangent_impulse.is_finite()
+                    && p.max_normal_impulse.is_finite()
+            });
+        if !all_finite {
+            report.push(what, "every number of a contact must be finite");
+        }
+    }
+}
+
+fn restore_state(
+    world: &mut World,
+    state: &WorldStateFile,
+    bodies: &[BodyHandle],
+    shapes: &[Vec<ShapeHandle>],
+) -> Result<(), String> {
+    for (i, s) in state.bodies.iter().enumerate() {
+        let body_state = BodyState {
+            center: s.center,
+            angle: s.angle,
+            linear_velocity: s.linear_velocity,
+            angular_velocity: s.angular_velocity,
+            awake: s.awake,
+            sleep_time: s.sleep_time,
+            island: s.island,
+        };
+        world
+            .restore_body_state(bodies[i], &body_state)
+            .map_err(|e| format!("body #{i}: {e}"))?;
+        for (k, &(min, max)) in s.proxy_boxes.iter().enumerate() {
+            world
+                .restore_shape_proxy_box(shapes[i][k], Aabb { min, max })
+                .map_err(|e| format!("body #{i} shape {k}: {e}"))?;
+        }
+    }
+    for (i, c) in state.contacts.iter().enumerate() {
+        let mut manifold = Manifold {
+            normal: c.normal,
+            ..Manifold::EMPTY
+        };
+        for (k, p) in c.points.iter().enumerate() {
+            manifold.points[k] = ManifoldPoint {
+                point: p.point,
+                separation: p.separation,
+                id: p.id,
+                normal_impulse: p.normal_impulse,
+                tangent_impulse: p.tangent_impulse,
+                max_normal_impulse: p.max_normal_impulse,
+                persisted: p.persisted,
+            };
+        }
+        manifold.count = c.points.len();
+        let shape_a = shapes[c.shape_a.0 as usize][c.shape_a.1 as usize];
+        let shape_b = shapes[c.shape_b.0 as usize][c.shape_b.1 as usize];
+        world
+            .restore_contact(shape_a, shape_b, manifold)
+            .map_err(|e| format!("contact #{i}: {e}"))?;
+    }
+    world.finish_restore();
+    world.restore_clock(state.step_count, state.time);
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! Scene errors: where the problem is (file, and line and column for syntax, or the body,
+//! joint or generator and field for meaning) and what would be valid.
+
+use std::fmt;
+
+/// One problem in a scene file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SceneError {
+    /// The file could not be read.
+    Io { file: String, message: String },
+    /// Malformed RON, an unknown field or variant, a value of the wrong type.
+    /// Printed `file:line:col: message`.
+    Syntax {
+        file: String,
+        line: usize,
+        col: usize,
+        message: String,
+    },
+    /// Well-formed but invalid: printed `file: <what>: message`, where `what` is e.g.
+    /// `body "bob"`, `body #3`, `joint "pin"`, `generator #1 (Pyramid)` or `settings`.
+    Semantic {
+        file: String,
+        what: String,
+        message: String,
+    },
+}
+
+impl SceneError {
+    pub fn file(&self) -> &str {
+        match self {
+            SceneError::Io { file, .. }
+            | SceneError::Syntax { file, .. }
+            | SceneError::Semantic { file, .. } => file,
+        }
+    }
+
+    /// The message without the location.
+    pub fn message(&self) -> &str {
+        match self {
+            SceneError::Io { message, .. }
+            | SceneError::Syntax { message, .. }
+            | SceneError::Semantic { message, .. } => message,
+        }
+    }
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SceneError::Io { file, message } => write!(f, "{file}: {message}"),
+            SceneError::Syntax {
+                file,
+                line,
+                col,
+                message,
+            } => write!(f, "{file}:{line}:{col}: {message}"),
+            SceneError::Semantic {
+                file,
+                what,
+                message,
+            } => write!(f, "{file}: {what}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for SceneError {}
+
+/// Every problem found in one file (never empty).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneErrors(pub Vec<SceneError>);
+
+impl SceneErrors {
+    pub fn one(error: SceneError) -> Self {
+        SceneErrors(vec![error])
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &SceneError> {
+        self.0.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for SceneErrors {
+    /// One error per line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SceneErrors {}
+
+/// Turn a RON error into a syntax error with the file's position and a plain message.
+pub(crate) fn from_ron(file: &str, err: &ron::error::SpannedError) -> SceneError {
+    let message = match &err.code {
+        ron::Error::NoSuchStructField {
+            expected,
+            found,
+            outer,
+        } => format!(
+            "unknown field `{found}`{}; valid fields: {}",
+            in_outer(outer),
+            expected.join(", ")
+        ),
+        ron::Error::NoSuchEnumVariant {
+            expected,
+            found,
+            outer,
+        } => {
+            let what = match outer.as_deref() {
+                Some("GeometryFile") => "shape",
+                Some("JointKindFile") => "joint kind",
+                Some("Generator") => "generator",
+                Some("BodyKindFile") => "body kind",
+                Some("SolverFile") => "solver",
+                _ => "variant",
+            };
+            format!("unknown {what} `{found}`; valid: {}", expected.join(", "))
+        }
+        ron::Error::MissingStructField { field, outer } => {
+            format!("missing field `{field}`{}", in_outer(outer))
+        }
+        ron::Error::DuplicateStructField { field, outer } => {
+            format!("field `{field}`{} is given twice", in_outer(outer))
+        }
+        other => other.to_string(),
+    };
+    SceneError::Syntax {
+        file: file.to_string(),
+        line: err.span.start.line,
+        col: err.span.start.col,
+        message,
+    }
+}
+
+/// " in <thing>" for a serde type name, in the words of the file format.
+fn in_outer(outer: &Option<String>) -> String {
+    let Some(outer) = outer.as_deref() else {
+        return String::new();
+    };
+    let name = match outer {
+        "Scene" => "the scene",
+        "CameraFile" => "camera",
+        "SettingsFile" => "settings",
+        "BodyFile" => "a body",
+        "ShapeFile" => "a shape",
+        "FilterFile" => "filter",
+        "JointFile" => "a joint",
+        "MaterialFile" => "material",
+        "WorldStateFile" => "state",
+        "BodyStateFile" => "a body state",
+        "ContactFile" => "a contact",
+        "ManifoldPointFile" => "a contact point",
+        other => other.strip_suffix("File").unwrap_or(other),
+    };
+    format!(" in {name}")
+}
