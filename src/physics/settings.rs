@@ -30,6 +30,24 @@ pub const MAX_TRANSLATION_SPEED: f32 = 400.0;
 /// Largest angular speed, rad/s (0.25 pi per step at 60 Hz).
 pub const MAX_ROTATION_SPEED: f32 = 0.25 * std::f32::consts::PI * 60.0;
 
+/// Position iterations of the classic solver's joint correction pass (non-linear
+/// Gauss-Seidel, Box2D v2's `positionIterations`). More: joints closer to exact at a cost per
+/// step; fewer: visible drift on long chains.
+pub const JOINT_POSITION_ITERATIONS: u32 = 3;
+
+/// Fraction of a rigid joint's position error removed by one position iteration (1: all of
+/// it, as Box2D v2's joints do; contacts use `bias_factor` instead). Lower: softer, slower
+/// recovery; above 1 overshoots.
+pub const JOINT_POSITION_FRACTION: f32 = 1.0;
+
+/// Largest move of a body by one joint in one position iteration, metres (Box2D v2's
+/// `b2_maxLinearCorrection`). Keeps a large error (a joint torn apart by a drag) from
+/// teleporting bodies.
+pub const MAX_LINEAR_CORRECTION: f32 = 0.2;
+
+/// Largest turn of a body by one joint in one position iteration, radians (8 degrees).
+pub const MAX_ANGULAR_CORRECTION: f32 = 8.0 * std::f32::consts::PI / 180.0;
+
 /// Which velocity solver runs the step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SolverKind {

@@ -11,11 +11,12 @@ use super::contact::{mix_friction, mix_restitution, pair_key, Contact};
 use super::debug_draw::{Color, DebugDraw, DrawFlags};
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
-use super::joint::{Joint, JointDef};
+use super::joint::{Joint, JointDef, JointKind};
 use super::math::{is_finite_vec, Aabb, Transform, Vec2};
 use super::settings::{
-    SolverKind, SolverSettings, MAX_ROTATION_SPEED, MAX_SPECULATIVE_DISTANCE,
-    MAX_TRANSLATION_SPEED, SPECULATIVE_DISTANCE,
+    SolverKind, SolverSettings, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION,
+    MAX_LINEAR_CORRECTION, MAX_ROTATION_SPEED, MAX_SPECULATIVE_DISTANCE, MAX_TRANSLATION_SPEED,
+    SPECULATIVE_DISTANCE,
 };
 use super::shape::{Geometry, Shape, ShapeDef};
 use super::solver::contact::{
@@ -114,6 +115,8 @@ pub struct World {
     new_pairs: Vec<(u32, u32)>,
     island_parent: Vec<u32>,
     island_min_sleep: Vec<f32>,
+    velocity_scratch: Vec<(Vec2, f32)>,
+    joint_scratch: Vec<JointKind>,
 
     stats: StepStats,
     step_count: u64,
@@ -149,6 +152,8 @@ impl World {
             new_pairs: Vec::new(),
             island_parent: Vec::new(),
             island_min_sleep: Vec::new(),
+            velocity_scratch: Vec::new(),
+            joint_scratch: Vec::new(),
             stats: StepStats::default(),
             step_count: 0,
             time: 0.0,
@@ -1189,7 +1194,8 @@ impl World {
         }
     }
 
-    /// Stages 5 and 7: one pass over joints then contacts.
+    /// Stages 5 and 7: one pass over joints then contacts. Classic rigid joint rows carry
+    /// no bias here: their position error is removed by `correct_joint_positions`.
     fn iterate(&mut self, ctx: &StepContext, mode: BiasMode) {
         let use_bias = mode != BiasMode::Relax;
         for &j in &self.active_joints {
@@ -1221,6 +1227,70 @@ impl World {
         }
     }
 
+    /// Stage 6b (classic): joint position correction by non-linear Gauss-Seidel (Box2D v2).
+    ///
+    /// Baumgarte bias inside the velocity iterations is unstable on stiff joint chains (a
+    /// welded cantilever of five boxes diverges at 10 iterations: unconverged bias velocity
+    /// becomes momentum). Instead each joint's position rows are solved on pseudo-velocities
+    /// that start at zero, with target `-JOINT_POSITION_FRACTION * C / h`; the bodies move by
+    /// `h` times the pseudo-velocity (clamped to `MAX_LINEAR_CORRECTION` and
+    /// `MAX_ANGULAR_CORRECTION`) right after each joint, so the next joint sees the corrected
+    /// error.
+    /// The velocity solution and the accumulated impulses are kept untouched.
+    fn correct_joint_positions(&mut self, ctx: &StepContext) {
+        if !self.settings.position_correction || self.active_joints.is_empty() {
+            return;
+        }
+        let h = ctx.dt;
+        self.velocity_scratch.clear();
+        self.velocity_scratch
+            .extend(self.solver_bodies.iter().map(|b| (b.v, b.w)));
+        self.joint_scratch.clear();
+        for &j in &self.active_joints {
+            self.joint_scratch.push(self.joints.at(j).kind.clone());
+        }
+        let mut pass = *ctx;
+        pass.position_pass = true;
+        pass.settings.warm_starting = false; // prepare zeroes the throwaway impulses
+        for &j in &self.active_joints {
+            let (a, b) = {
+                let joint = self.joints.at(j);
+                (joint.body_a.index(), joint.body_b.index())
+            };
+            let joint = self.joints.at_mut(j);
+            joint.prepare(self.bodies.at(a), self.bodies.at(b), &pass);
+        }
+        for sb in self.solver_bodies.iter_mut() {
+            sb.v = Vec2::ZERO;
+            sb.w = 0.0;
+        }
+        for _ in 0..JOINT_POSITION_ITERATIONS {
+            for &j in &self.active_joints {
+                let joint = self.joints.at_mut(j);
+                joint.solve(&mut self.solver_bodies, &pass, true);
+                for k in [joint.index_a, joint.index_b] {
+                    if k != 0 {
+                        let sb = &mut self.solver_bodies[k];
+                        let dp = (h * sb.v).clamp_length_max(MAX_LINEAR_CORRECTION);
+                        let da = (h * sb.w).clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
+                        sb.dp += dp;
+                        sb.d_angle += da;
+                        sb.dq = sb.dq.integrate(da);
+                        sb.v = Vec2::ZERO;
+                        sb.w = 0.0;
+                    }
+                }
+            }
+        }
+        for (sb, &(v, w)) in self.solver_bodies.iter_mut().zip(&self.velocity_scratch) {
+            sb.v = v;
+            sb.w = w;
+        }
+        for (k, &j) in self.active_joints.iter().enumerate() {
+            self.joints.at_mut(j).kind = self.joint_scratch[k].clone();
+        }
+    }
+
     /// Stage 10: write velocities and motion back to the bodies.
     fn finalize_bodies(&mut self) {
         for (k, &i) in self.awake_bodies.iter().enumerate() {
@@ -1248,6 +1318,7 @@ impl World {
         let t1 = Instant::now();
         self.integrate_positions(h);
         let t2 = Instant::now();
+        self.correct_joint_positions(&ctx);
         apply_restitution(&mut self.constraints, &mut self.solver_bodies, &ctx);
         store_impulses(&self.constraints, &mut self.contacts);
         self.store_joint_state();

@@ -324,7 +324,7 @@ impl DistanceJoint {
                 - s.impulse_scale * self.impulse;
             self.impulse += impulse;
             apply_linear(&mut a, &mut b, r_a, r_b, impulse * u);
-        } else if self.hertz > 0.0 {
+        } else if self.hertz > 0.0 && !ctx.position_pass {
             let s = spring_softness(ctx, self.hertz, self.damping_ratio);
             let c = length - self.length;
             let impulse = -s.mass_scale * mass * (c_dot(&a, &b) + s.bias_rate * c)

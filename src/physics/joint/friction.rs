@@ -172,6 +172,9 @@ impl FrictionJoint {
     // Solve: angular, then linear.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, _use_bias: bool) {
+        if ctx.position_pass {
+            return; // a controller, not a position constraint
+        }
         let pair = self.pair;
         let (mut a, mut b) = pair.load(bodies);
         let accumulate = ctx.settings.accumulate_impulses;

@@ -61,6 +61,7 @@ use super::math::{cross, cross_sv, Vec2};
 use super::settings::SolverKind;
 use super::solver::{Softness, SolverBody, StepContext};
 use super::BodyHandle;
+use crate::physics::settings::JOINT_POSITION_FRACTION;
 use glam::Vec3;
 
 /// The per-type definition of a joint.
@@ -475,14 +476,16 @@ pub(crate) fn rigid_softness(
     bias_factor: Option<f32>,
 ) -> Softness {
     match ctx.settings.solver {
+        // Classic: a rigid row has no bias in the velocity iterations; its position error
+        // is removed by the position pass (NGS, Box2D v2), which removes the whole error per
+        // iteration (clamped by the world). A joint with its own `bias_factor` (Box2D-Lite's soft
+        // revolute) keeps Box2D-Lite's velocity-level Baumgarte instead.
         SolverKind::Classic => {
-            let bias_rate = if !ctx.settings.position_correction {
-                0.0
-            } else {
-                match bias_factor {
-                    Some(beta) => beta * ctx.inv_dt,
-                    None => ctx.baumgarte(),
-                }
+            let on = ctx.settings.position_correction && use_bias;
+            let bias_rate = match bias_factor {
+                Some(beta) if on && !ctx.position_pass => beta * ctx.inv_dt,
+                None if on && ctx.position_pass => JOINT_POSITION_FRACTION * ctx.inv_dt,
+                _ => 0.0,
             };
             Softness {
                 bias_rate,

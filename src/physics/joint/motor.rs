@@ -214,6 +214,9 @@ impl MotorJoint {
     // Solve: angular, then linear.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
+        if ctx.position_pass {
+            return; // a controller, not a position constraint
+        }
         let pair = self.pair;
         let (mut a, mut b) = pair.load(bodies);
         let accumulate = ctx.settings.accumulate_impulses;

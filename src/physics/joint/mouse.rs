@@ -184,6 +184,9 @@ impl MouseJoint {
     // Solve.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, _use_bias: bool) {
+        if ctx.position_pass {
+            return; // a controller, not a position constraint
+        }
         let pair = self.pair;
         if pair.index_b == 0 {
             return;

@@ -324,15 +324,16 @@ impl PrismaticJoint {
         let axial_c_dot =
             |a: &SolverBody, b: &SolverBody| g.axis.dot(b.v - a.v) + a_b * b.w - a_a * a.w;
 
-        // Motor.
-        if self.enable_motor {
-            let c_dot = axial_c_dot(&a, &b) - self.motor_speed;
-            let impulse = -axial_mass * c_dot;
-            let max = self.max_motor_force * ctx.dt;
-            let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
-            apply_axial(&mut a, &mut b, g.axis, a_a, a_b, inc);
+        if !ctx.position_pass {
+            // Motor.
+            if self.enable_motor {
+                let c_dot = axial_c_dot(&a, &b) - self.motor_speed;
+                let impulse = -axial_mass * c_dot;
+                let max = self.max_motor_force * ctx.dt;
+                let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
+                apply_axial(&mut a, &mut b, g.axis, a_a, a_b, inc);
+            }
         }
-
         // Limits.
         if self.enable_limit {
             let translation = g.axis.dot(g.d);

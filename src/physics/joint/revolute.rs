@@ -320,15 +320,16 @@ impl RevoluteJoint {
         let (mut a, mut b) = pair.load(bodies);
         let accumulate = ctx.settings.accumulate_impulses;
 
-        // Motor.
-        if self.enable_motor && self.axial_mass > 0.0 {
-            let c_dot = b.w - a.w - self.motor_speed;
-            let impulse = -self.axial_mass * c_dot;
-            let max = self.max_motor_torque * ctx.dt;
-            let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
-            apply_angular(&mut a, &mut b, inc);
+        if !ctx.position_pass {
+            // Motor.
+            if self.enable_motor && self.axial_mass > 0.0 {
+                let c_dot = b.w - a.w - self.motor_speed;
+                let impulse = -self.axial_mass * c_dot;
+                let max = self.max_motor_torque * ctx.dt;
+                let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
+                apply_angular(&mut a, &mut b, inc);
+            }
         }
-
         // Limits.
         if self.enable_limit && self.axial_mass > 0.0 {
             let angle = pair.relative_angle(&a, &b) - self.reference_angle;
@@ -366,15 +367,22 @@ impl RevoluteJoint {
             }
         }
 
-        // Point.
-        {
+        // Point. A Box2D-Lite soft joint (own softness or bias factor) corrects its drift in
+        // the velocity iterations and sits out the classic position pass.
+        let lite_soft = self.softness > 0.0 || self.bias_factor.is_some();
+        if !(ctx.position_pass && lite_soft) {
             let r_a = a.dq.rotate(self.frame_a);
             let r_b = b.dq.rotate(self.frame_b);
             let (s, gamma) = match ctx.settings.solver {
-                SolverKind::Classic => (
-                    rigid_softness(ctx, use_bias, self.bias_factor),
+                SolverKind::Classic if lite_soft => (
+                    rigid_softness(
+                        ctx,
+                        use_bias,
+                        Some(self.bias_factor.unwrap_or(ctx.settings.bias_factor)),
+                    ),
                     self.softness,
                 ),
+                SolverKind::Classic => (rigid_softness(ctx, use_bias, None), 0.0),
                 SolverKind::SoftStep => (rigid_softness(ctx, use_bias, None), 0.0),
             };
             let c = pair.separation(&a, &b, r_a, r_b);

@@ -249,8 +249,9 @@ impl WeldJoint {
             apply_linear(&mut a, &mut b, r_a, r_b, p);
             apply_angular(&mut a, &mut b, impulse.z);
         } else {
-            // Angular row.
-            if k33 > 0.0 {
+            // Angular row (a spring row is not a position constraint: skipped in the
+            // position pass).
+            if k33 > 0.0 && !(ctx.position_pass && self.angular_hertz > 0.0) {
                 let s = if self.angular_hertz > 0.0 {
                     spring_softness(ctx, self.angular_hertz, self.angular_damping_ratio)
                 } else {
@@ -263,6 +264,10 @@ impl WeldJoint {
                 apply_angular(&mut a, &mut b, impulse);
             }
             // Linear 2x2 block.
+            if ctx.position_pass && self.linear_hertz > 0.0 {
+                pair.store(bodies, &a, &b);
+                return;
+            }
             let s = if self.linear_hertz > 0.0 {
                 spring_softness(ctx, self.linear_hertz, self.linear_damping_ratio)
             } else {

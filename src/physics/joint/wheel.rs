@@ -334,26 +334,27 @@ impl WheelJoint {
             |a: &SolverBody, b: &SolverBody| axis.dot(b.v - a.v) + a_b * b.w - a_a * a.w;
         let translation = axis.dot(d);
 
-        // Spring (always on, also in the relax pass: it is part of the model, not drift
-        // correction).
-        if self.enable_spring && self.hertz > 0.0 {
-            let s = spring_softness(ctx, self.hertz, self.damping_ratio);
-            let c_dot = axial_c_dot(&a, &b);
-            let impulse = -s.mass_scale * axial_mass * (c_dot + s.bias_rate * translation)
-                - s.impulse_scale * self.spring_impulse;
-            self.spring_impulse += impulse;
-            apply_axial(&mut a, &mut b, axis, a_a, a_b, impulse);
-        }
+        if !ctx.position_pass {
+            // Spring (always on, also in the relax pass: it is part of the model, not drift
+            // correction).
+            if self.enable_spring && self.hertz > 0.0 {
+                let s = spring_softness(ctx, self.hertz, self.damping_ratio);
+                let c_dot = axial_c_dot(&a, &b);
+                let impulse = -s.mass_scale * axial_mass * (c_dot + s.bias_rate * translation)
+                    - s.impulse_scale * self.spring_impulse;
+                self.spring_impulse += impulse;
+                apply_axial(&mut a, &mut b, axis, a_a, a_b, impulse);
+            }
 
-        // Motor.
-        if self.enable_motor && self.motor_mass > 0.0 {
-            let c_dot = b.w - a.w - self.motor_speed;
-            let impulse = -self.motor_mass * c_dot;
-            let max = self.max_motor_torque * ctx.dt;
-            let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
-            apply_angular(&mut a, &mut b, inc);
+            // Motor.
+            if self.enable_motor && self.motor_mass > 0.0 {
+                let c_dot = b.w - a.w - self.motor_speed;
+                let impulse = -self.motor_mass * c_dot;
+                let max = self.max_motor_torque * ctx.dt;
+                let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
+                apply_angular(&mut a, &mut b, inc);
+            }
         }
-
         // Limits.
         if self.enable_limit {
             {

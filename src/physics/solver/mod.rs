@@ -58,6 +58,9 @@ pub struct StepContext {
     pub contact_softness: Softness,
     /// Soft step: softness of contacts against static bodies (twice as stiff).
     pub static_softness: Softness,
+    /// Classic joint position pass (NGS): joints solve only their position rows (no motors,
+    /// springs or friction) on pseudo-velocities that move the bodies and are then dropped.
+    pub position_pass: bool,
 }
 
 impl StepContext {
@@ -72,6 +75,7 @@ impl StepContext {
             joint_softness: Softness::new(joint_hertz, settings.joint_damping_ratio, dt),
             contact_softness: Softness::new(contact_hertz, settings.contact_damping_ratio, dt),
             static_softness: Softness::new(2.0 * contact_hertz, settings.contact_damping_ratio, dt),
+            position_pass: false,
         }
     }
 
