@@ -7,6 +7,8 @@
 //! - [`physics`]: the core. Depends on glam and std only.
 //! - [`scene`]: RON scene files to and from a `World` (no GUI).
 //! - [`commands`]: the headless commands of the `testbed` binary (list, check, run, bench).
+//! - `commands`: the headless commands of the `testbed` binary (list, check, run, bench).
+//! - `verdicts`: the hard-scene verdicts, soft step against the classic solver.
 //! - `app`: the interactive testbed, behind the `testbed` feature.
 //!
 //! Units are metres, kilograms, seconds and radians, with y up.
@@ -15,6 +17,7 @@ pub mod physics;
 pub mod scene;
 
 pub mod commands;
+pub mod verdicts;
 
 #[cfg(feature = "testbed")]
 pub mod app;

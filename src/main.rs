@@ -6,11 +6,13 @@
 //! testbed check FILE...
 //! testbed run FILE --steps N [--set KEY=VALUE]... [--json] [--trace OUT.csv] [--export OUT.ron]
 //! testbed bench [FILE...] [--steps N]
+//! testbed verdicts
 //! ```
 //!
 //! Exit codes: 0 success; 1 a run failed (bad scene file, unwritable output, no display);
 //! 2 bad command line (clap's own code).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -76,6 +78,9 @@ enum Command {
         #[arg(long, default_value_t = 300)]
         steps: u64,
     },
+    /// The hard-scene verdicts: every stacking and robustness scene under the soft step and
+    /// the classic solver with each toggle off, as a markdown table.
+    Verdicts,
 }
 
 fn main() -> ExitCode {
@@ -113,6 +118,13 @@ fn main() -> ExitCode {
             commands::run(&options, &mut out, &mut err)
         }
         Some(Command::Bench { files, steps }) => commands::bench(&files, steps, &mut out, &mut err),
+        Some(Command::Verdicts) => {
+            let table = impulse::verdicts::table(&impulse::verdicts::scenes_dir(), |what| {
+                let _ = writeln!(err, "running {what}");
+            });
+            let _ = write!(out, "{table}");
+            0
+        }
     };
     ExitCode::from(code.clamp(0, 255) as u8)
 }
