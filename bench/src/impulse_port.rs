@@ -1,0 +1,174 @@
+//! Impulse: the scenes built through the public API of the `impulse` crate.
+
+use impulse::physics::{
+    BodyDef, BodyHandle, BodyKind, Circle, Filter, Geometry, Polygon, Segment, ShapeDef,
+    SolverKind, SolverSettings, Vec2, World,
+};
+
+use crate::scenes::{self, FilterSpec, JointSpec, SceneSpec, ShapeSpec};
+use crate::{BuildError, Sim};
+
+/// Which of Impulse's solvers runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    /// Box2D v3's soft step: 4 sub-steps, soft contacts (30 Hz, ratio 10), relax pass.
+    SoftStep,
+    /// Box2D-Lite's sequential impulses: 10 iterations, 1 sub-step, Baumgarte (reference only).
+    Classic,
+}
+
+/// The settings of the benchmark: the same numbers as the Box2D and Rapier ports.
+pub fn settings(solver: Solver) -> SolverSettings {
+    let common = SolverSettings {
+        gravity: Vec2::from_array(scenes::GRAVITY),
+        sleep: false,
+        warm_starting: true,
+        allowed_penetration: scenes::LINEAR_SLOP,
+        contact_hertz: scenes::CONTACT_HERTZ,
+        contact_damping_ratio: scenes::CONTACT_DAMPING_RATIO,
+        contact_push_max_velocity: scenes::CONTACT_PUSH_MAX_VELOCITY,
+        joint_hertz: scenes::JOINT_HERTZ,
+        joint_damping_ratio: scenes::JOINT_DAMPING_RATIO,
+        step_hz: 1.0 / scenes::DT,
+        ..SolverSettings::default()
+    };
+    match solver {
+        Solver::SoftStep => SolverSettings {
+            solver: SolverKind::SoftStep,
+            substeps: scenes::SUBSTEPS,
+            // One solve and one relax pass per sub-step, as Box2D v3 (the soft step
+            // ignores this today; set so that it stays right if it stops ignoring it).
+            iterations: 1,
+            ..common
+        },
+        Solver::Classic => SolverSettings {
+            solver: SolverKind::Classic,
+            substeps: 1,
+            iterations: 10,
+            ..common
+        },
+    }
+}
+
+pub struct ImpulseSim {
+    pub world: World,
+    bodies: Vec<BodyHandle>,
+}
+
+fn v(p: [f32; 2]) -> Vec2 {
+    Vec2::from_array(p)
+}
+
+fn filter(f: FilterSpec) -> Filter {
+    Filter {
+        category_bits: f.category,
+        mask_bits: f.mask,
+        group_index: 0,
+    }
+}
+
+fn geometry(shape: &ShapeSpec) -> Result<Geometry, impulse::physics::PhysicsError> {
+    Ok(match *shape {
+        ShapeSpec::Box { half, center } => {
+            Geometry::Polygon(Polygon::new_offset_box(half[0], half[1], v(center), 0.0)?)
+        }
+        ShapeSpec::Circle { radius } => Geometry::Circle(Circle::new(Vec2::ZERO, radius)?),
+        ShapeSpec::Segment { a, b } => Geometry::Segment(Segment::new(v(a), v(b))?),
+    })
+}
+
+pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError> {
+    if !spec.joints.is_empty() && !JOINTS_AVAILABLE {
+        return Err(BuildError::Unsupported(
+            "revolute joint not on this branch (enable feature `impulse-joints`)",
+        ));
+    }
+    let err = |e: impulse::physics::PhysicsError| BuildError::Failed(e.to_string());
+    let mut world = World::new(settings(solver));
+    let mut bodies = Vec::with_capacity(spec.bodies.len());
+    for b in &spec.bodies {
+        let kind = if b.dynamic {
+            BodyKind::Dynamic
+        } else {
+            BodyKind::Static
+        };
+        let mut def = BodyDef::new(kind, v(b.position));
+        def.enable_sleep = false;
+        let handle = world.create_body(&def).map_err(err)?;
+        for s in &b.shapes {
+            let mut shape = ShapeDef::new(geometry(s).map_err(err)?)
+                .density(b.density)
+                .friction(scenes::FRICTION)
+                .restitution(scenes::RESTITUTION);
+            shape.filter = filter(b.filter);
+            world.create_shape(handle, &shape).map_err(err)?;
+        }
+        bodies.push(handle);
+    }
+    for j in &spec.joints {
+        create_revolute(&mut world, bodies[j.body_a], bodies[j.body_b], j)?;
+    }
+    Ok(ImpulseSim { world, bodies })
+}
+
+/// Whether this build can create Impulse's revolute joint (feature `impulse-joints`).
+pub const JOINTS_AVAILABLE: bool = cfg!(feature = "impulse-joints");
+
+/// The one place that speaks Impulse's joint API. Switch on with
+/// `--features impulse-joints` once `JointDefKind::Revolute` exists on the branch.
+#[cfg(feature = "impulse-joints")]
+fn create_revolute(
+    world: &mut World,
+    body_a: BodyHandle,
+    body_b: BodyHandle,
+    j: &JointSpec,
+) -> Result<(), BuildError> {
+    use impulse::physics::joint::{JointDefKind, RevoluteDef};
+    use impulse::physics::JointDef;
+    let mut def = RevoluteDef {
+        anchor: v(j.anchor),
+        ..Default::default()
+    };
+    if let Some(m) = j.motor {
+        def.enable_motor = true;
+        def.motor_speed = m.speed;
+        def.max_motor_torque = m.max_torque;
+    }
+    world
+        .create_joint(&JointDef {
+            body_a,
+            body_b,
+            collide_connected: false,
+            name: None,
+            kind: JointDefKind::Revolute(def),
+        })
+        .map(|_| ())
+        .map_err(|e| BuildError::Failed(e.to_string()))
+}
+
+#[cfg(not(feature = "impulse-joints"))]
+fn create_revolute(
+    _world: &mut World,
+    _body_a: BodyHandle,
+    _body_b: BodyHandle,
+    _j: &JointSpec,
+) -> Result<(), BuildError> {
+    Err(BuildError::Unsupported("revolute joint not on this branch"))
+}
+
+impl Sim for ImpulseSim {
+    fn step(&mut self) {
+        self.world.step(scenes::DT);
+    }
+
+    fn body_y(&mut self, index: usize) -> f32 {
+        self.world
+            .body(self.bodies[index])
+            .map_or(f32::NAN, |b| b.position().y)
+    }
+
+    /// Pairs with at least one manifold point.
+    fn touching_pairs(&mut self) -> usize {
+        self.world.stats().contacts
+    }
+}

@@ -1,0 +1,736 @@
+//! `impulse-bench`: Impulse against Box2D v3 and Rapier 2D on Box2D v3's benchmark scenes.
+//!
+//! ```text
+//! cargo run --release -p impulse-bench -- [--scene NAME]... [--repeats R] [--steps-scale F]
+//!                                         [--scaling] [--markdown OUT.md]
+//! ```
+//!
+//! Every scene is described once (`scenes.rs`) and built by each port (`impulse_port.rs`,
+//! `box2d_port.rs`, `rapier_port.rs`). The engines run interleaved (Impulse, Impulse classic,
+//! Box2D, Rapier, then again) `--repeats` times; each run builds a fresh world (not timed),
+//! times all its steps with one clock, and reports milliseconds per step. The table shows the
+//! median over the repeats. See `BENCHMARKS.md` at the repository root for the method.
+
+mod box2d_port;
+mod impulse_port;
+mod rapier_port;
+mod scenes;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use scenes::SceneSpec;
+
+// ---------------------------------------------------------------------------------------------
+// Counting allocator: the live heap bytes of everything Rust allocates in this process
+// (Impulse and Rapier; Box2D allocates through C's malloc and keeps its own counter).
+
+struct CountingAllocator;
+
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call forwards to `System` unchanged; the counter is only bookkeeping.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            LIVE_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        if !p.is_null() {
+            LIVE_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            LIVE_BYTES.fetch_add(new_size, Ordering::Relaxed);
+            LIVE_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+fn live_bytes() -> usize {
+    LIVE_BYTES.load(Ordering::Relaxed)
+}
+
+// ---------------------------------------------------------------------------------------------
+// What every port provides.
+
+/// A built world of one engine.
+pub trait Sim {
+    /// Advance one step of `scenes::DT` with the benchmark settings.
+    fn step(&mut self);
+    /// Final y of the scene's body `index` (the order of `SceneSpec::bodies`).
+    fn body_y(&mut self, index: usize) -> f32;
+    /// Contact pairs the engine reports (see each port for the exact definition).
+    fn touching_pairs(&mut self) -> usize;
+}
+
+/// Why a port did not build a scene.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The engine lacks a feature the scene needs (printed as "n/a").
+    Unsupported(&'static str),
+    /// A real failure (printed in full).
+    Failed(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Engine {
+    Impulse,
+    ImpulseClassic,
+    Box2d,
+    Rapier,
+}
+
+const ENGINES: [Engine; 4] = [
+    Engine::Impulse,
+    Engine::ImpulseClassic,
+    Engine::Box2d,
+    Engine::Rapier,
+];
+
+impl Engine {
+    fn from_name(name: &str) -> Option<Engine> {
+        match name {
+            "impulse" => Some(Engine::Impulse),
+            "classic" => Some(Engine::ImpulseClassic),
+            "box2d" => Some(Engine::Box2d),
+            "rapier" => Some(Engine::Rapier),
+            _ => None,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Engine::Impulse => "Impulse",
+            Engine::ImpulseClassic => "Impulse classic",
+            Engine::Box2d => "Box2D v3",
+            Engine::Rapier => "Rapier",
+        }
+    }
+
+    fn build(self, spec: &SceneSpec) -> Result<Box<dyn Sim>, BuildError> {
+        Ok(match self {
+            Engine::Impulse => Box::new(impulse_port::build(spec, impulse_port::Solver::SoftStep)?),
+            Engine::ImpulseClassic => {
+                Box::new(impulse_port::build(spec, impulse_port::Solver::Classic)?)
+            }
+            Engine::Box2d => Box::new(box2d_port::build(spec)?),
+            Engine::Rapier => Box::new(rapier_port::build(spec)?),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running.
+
+#[derive(Clone, Copy, Debug)]
+struct EndState {
+    top_y: f32,
+    row_mean_y: f32,
+    pairs: usize,
+}
+
+impl EndState {
+    fn text(&self) -> String {
+        format!(
+            "{:.2} / {:.3} / {}",
+            self.top_y, self.row_mean_y, self.pairs
+        )
+    }
+}
+
+#[derive(Debug)]
+enum Outcome {
+    Ran {
+        ms_per_step: Vec<f64>,
+        end: EndState,
+    },
+    NotAvailable(&'static str),
+    Failed(String),
+    /// Left out with `--engine`.
+    Skipped,
+}
+
+fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<(f64, EndState), BuildError> {
+    let mut sim = engine.build(spec)?;
+    let start = Instant::now();
+    for _ in 0..steps {
+        sim.step();
+    }
+    let ms = start.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+    let row = &spec.probe.row;
+    let row_sum: f64 = row.iter().map(|&i| sim.body_y(i) as f64).sum();
+    let end = EndState {
+        top_y: sim.body_y(spec.probe.top),
+        row_mean_y: (row_sum / row.len().max(1) as f64) as f32,
+        pairs: sim.touching_pairs(),
+    };
+    Ok((ms, end))
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+fn scaled_steps(steps: usize, scale: f64) -> usize {
+    ((steps as f64 * scale).round() as usize).max(1)
+}
+
+struct SceneResult {
+    spec_name: &'static str,
+    bodies: usize,
+    joints: usize,
+    steps: usize,
+    reference: String,
+    outcomes: Vec<(Engine, Outcome)>,
+}
+
+fn bench_scene(
+    spec: &SceneSpec,
+    engines: &[Engine],
+    repeats: usize,
+    steps_scale: f64,
+) -> SceneResult {
+    let steps = scaled_steps(spec.steps, steps_scale);
+    let mut outcomes: Vec<(Engine, Outcome)> = ENGINES
+        .iter()
+        .map(|&e| {
+            if !engines.contains(&e) {
+                return (e, Outcome::Skipped);
+            }
+            (
+                e,
+                Outcome::Ran {
+                    ms_per_step: Vec::new(),
+                    end: EndState {
+                        top_y: f32::NAN,
+                        row_mean_y: f32::NAN,
+                        pairs: 0,
+                    },
+                },
+            )
+        })
+        .collect();
+    // Interleaved: A B C D, A B C D, ... so that drifts of the machine hit every engine alike.
+    for r in 0..repeats {
+        for (engine, outcome) in outcomes.iter_mut() {
+            if !matches!(outcome, Outcome::Ran { .. }) {
+                continue;
+            }
+            eprint!(
+                "  {} {}/{}: {} ...",
+                spec.name,
+                r + 1,
+                repeats,
+                engine.label()
+            );
+            match run_once(*engine, spec, steps) {
+                Ok((ms, state)) => {
+                    eprintln!(" {ms:.3} ms/step, end {}", state.text());
+                    if let Outcome::Ran { ms_per_step, end } = outcome {
+                        ms_per_step.push(ms);
+                        *end = state;
+                    }
+                }
+                Err(BuildError::Unsupported(why)) => {
+                    eprintln!(" n/a ({why})");
+                    *outcome = Outcome::NotAvailable(why);
+                }
+                Err(BuildError::Failed(why)) => {
+                    eprintln!(" FAILED: {why}");
+                    *outcome = Outcome::Failed(why);
+                }
+            }
+        }
+    }
+    let mut reference = String::new();
+    if let Some((top, row)) = spec.probe.box2d_reference {
+        let _ = write!(reference, "{top:.2} / {row:.3}");
+    }
+    if let Some(p) = spec.expected_pairs {
+        if !reference.is_empty() {
+            reference.push_str(" / ");
+        }
+        let _ = write!(reference, "{p} pairs");
+    }
+    SceneResult {
+        spec_name: spec.name,
+        bodies: spec.bodies.len(),
+        joints: spec.joints.len(),
+        steps,
+        reference,
+        outcomes,
+    }
+}
+
+impl SceneResult {
+    fn outcome(&self, engine: Engine) -> &Outcome {
+        &self
+            .outcomes
+            .iter()
+            .find(|(e, _)| *e == engine)
+            .expect("every engine has an outcome")
+            .1
+    }
+
+    fn ms(&self, engine: Engine) -> Option<f64> {
+        match self.outcome(engine) {
+            Outcome::Ran { ms_per_step, .. } if !ms_per_step.is_empty() => {
+                Some(median(ms_per_step))
+            }
+            _ => None,
+        }
+    }
+
+    fn ms_text(&self, engine: Engine) -> String {
+        match self.outcome(engine) {
+            Outcome::Ran { .. } => self.ms(engine).map_or("-".into(), |m| format!("{m:.3}")),
+            Outcome::NotAvailable(_) => "n/a".into(),
+            Outcome::Failed(_) => "failed".into(),
+            Outcome::Skipped => "skipped".into(),
+        }
+    }
+
+    fn end_text(&self, engine: Engine) -> String {
+        match self.outcome(engine) {
+            Outcome::Ran { end, .. } => end.text(),
+            Outcome::NotAvailable(why) => format!("n/a ({why})"),
+            Outcome::Failed(why) => format!("failed: {why}"),
+            Outcome::Skipped => "skipped".into(),
+        }
+    }
+
+    fn ratio_text(&self, a: Engine, b: Engine) -> String {
+        match (self.ms(a), self.ms(b)) {
+            (Some(x), Some(y)) if y > 0.0 => format!("{:.2}", x / y),
+            _ => "n/a".into(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory.
+
+/// Heap bytes per body and per contact pair, measured as described in `BENCHMARKS.md`:
+/// build the scene with every shape filtered out of collision and step once (bodies, shapes,
+/// broad phase, solver scratch: no contact) -> `bytes_no_contacts`; build the real scene and
+/// step once -> `bytes_total`. Per body = `bytes_no_contacts / bodies`; per contact =
+/// `(bytes_total - bytes_no_contacts) / pairs` where `pairs` is the number of pair records the
+/// engine holds after that step.
+struct Memory {
+    bytes_no_contacts: i64,
+    bytes_total: i64,
+    bodies: usize,
+    pairs: usize,
+}
+
+impl Memory {
+    fn per_body(&self) -> f64 {
+        self.bytes_no_contacts as f64 / self.bodies.max(1) as f64
+    }
+
+    fn per_pair(&self) -> Option<f64> {
+        (self.pairs > 0)
+            .then(|| (self.bytes_total - self.bytes_no_contacts) as f64 / self.pairs as f64)
+    }
+}
+
+fn measure_memory(engine: Engine, spec: &SceneSpec) -> Result<Memory, BuildError> {
+    let bodies = spec.bodies.len();
+    let quiet = spec.without_collisions();
+    match engine {
+        Engine::Impulse | Engine::ImpulseClassic => {
+            let solver = if engine == Engine::Impulse {
+                impulse_port::Solver::SoftStep
+            } else {
+                impulse_port::Solver::Classic
+            };
+            let measure = |s: &SceneSpec| -> Result<(i64, usize), BuildError> {
+                let before = live_bytes();
+                let mut sim = impulse_port::build(s, solver)?;
+                sim.step();
+                let bytes = live_bytes() as i64 - before as i64;
+                Ok((bytes, sim.world.stats().pairs))
+            };
+            let (bytes_no_contacts, _) = measure(&quiet)?;
+            let (bytes_total, pairs) = measure(spec)?;
+            Ok(Memory {
+                bytes_no_contacts,
+                bytes_total,
+                bodies,
+                pairs,
+            })
+        }
+        Engine::Rapier => {
+            let measure = |s: &SceneSpec| -> Result<(i64, usize), BuildError> {
+                let before = live_bytes();
+                let mut sim = rapier_port::build(s)?;
+                sim.step();
+                let bytes = live_bytes() as i64 - before as i64;
+                Ok((bytes, sim.pair_records()))
+            };
+            let (bytes_no_contacts, _) = measure(&quiet)?;
+            let (bytes_total, pairs) = measure(spec)?;
+            Ok(Memory {
+                bytes_no_contacts,
+                bytes_total,
+                bodies,
+                pairs,
+            })
+        }
+        Engine::Box2d => {
+            let measure = |s: &SceneSpec| -> Result<(i64, usize), BuildError> {
+                boxdd::Foundation::initialize_default()
+                    .map_err(|e| BuildError::Failed(format!("box2d: {e}")))?;
+                let before = boxdd::allocated_byte_count()
+                    .map_err(|e| BuildError::Failed(format!("box2d: {e}")))?;
+                let mut sim = box2d_port::build(s)?;
+                sim.step();
+                let bytes = box2d_port::allocated_bytes(&sim) - before;
+                Ok((bytes, sim.pair_records()))
+            };
+            let (bytes_no_contacts, _) = measure(&quiet)?;
+            let (bytes_total, pairs) = measure(spec)?;
+            Ok(Memory {
+                bytes_no_contacts,
+                bytes_total,
+                bodies,
+                pairs,
+            })
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scaling: Impulse alone on grids of small pyramids.
+
+const SCALING_GRIDS: [(usize, usize); 4] = [(3, 6), (7, 13), (14, 26), (27, 34)];
+const SCALING_STEPS: usize = 120;
+
+fn scaling_table(repeats: usize, steps_scale: f64) -> String {
+    let steps = scaled_steps(SCALING_STEPS, steps_scale);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "### Scaling: Impulse (soft step) on grids of 55-box pyramids, {steps} steps, median of {repeats}\n"
+    );
+    let _ = writeln!(
+        out,
+        "| pyramids | dynamic bodies | ms/step | ms per 1k bodies | touching pairs at end |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for (rows, cols) in SCALING_GRIDS {
+        let spec = scenes::many_pyramids(rows, cols);
+        let n = spec.dynamic_body_count();
+        let mut times = Vec::new();
+        let mut pairs = 0;
+        for r in 0..repeats {
+            eprint!("  scaling {n} bodies {}/{repeats} ...", r + 1);
+            match run_once(Engine::Impulse, &spec, steps) {
+                Ok((ms, end)) => {
+                    eprintln!(" {ms:.3} ms/step");
+                    times.push(ms);
+                    pairs = end.pairs;
+                }
+                Err(e) => {
+                    eprintln!(" {e:?}");
+                    break;
+                }
+            }
+        }
+        let ms = median(&times);
+        let _ = writeln!(
+            out,
+            "| {} x {} | {} | {:.3} | {:.4} | {} |",
+            rows,
+            cols,
+            n,
+            ms,
+            ms / (n as f64 / 1000.0),
+            pairs
+        );
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command line and report.
+
+struct Options {
+    scenes: Vec<String>,
+    engines: Vec<Engine>,
+    repeats: usize,
+    steps_scale: f64,
+    scaling: bool,
+    markdown: Option<String>,
+}
+
+const USAGE: &str = "usage: impulse-bench [--scene NAME]... [--engine NAME]... [--repeats R] \
+[--steps-scale F] [--scaling] [--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
+joint_grid tumbler (default: all; with --scaling alone, none)\n  engines: impulse classic box2d \
+rapier (default: all; memory is measured for all)";
+
+fn parse_args() -> Result<Options, String> {
+    let mut o = Options {
+        scenes: Vec::new(),
+        engines: Vec::new(),
+        repeats: 3,
+        steps_scale: 1.0,
+        scaling: false,
+        markdown: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        match a.as_str() {
+            "--scene" => {
+                let name = value("--scene")?;
+                if scenes::by_name(&name).is_none() {
+                    return Err(format!(
+                        "unknown scene '{name}'; valid: {}",
+                        scenes::SCENE_NAMES.join(", ")
+                    ));
+                }
+                o.scenes.push(name);
+            }
+            "--engine" => {
+                let name = value("--engine")?;
+                let e = Engine::from_name(&name).ok_or_else(|| {
+                    format!("unknown engine '{name}'; valid: impulse, classic, box2d, rapier")
+                })?;
+                o.engines.push(e);
+            }
+            "--repeats" => {
+                let v = value("--repeats")?;
+                o.repeats =
+                    v.parse().ok().filter(|&r| r >= 1).ok_or_else(|| {
+                        format!("--repeats must be a whole number >= 1, got '{v}'")
+                    })?;
+            }
+            "--steps-scale" => {
+                let v = value("--steps-scale")?;
+                o.steps_scale = v
+                    .parse()
+                    .ok()
+                    .filter(|&f: &f64| f.is_finite() && f > 0.0)
+                    .ok_or_else(|| format!("--steps-scale must be a number > 0, got '{v}'"))?;
+            }
+            "--scaling" => o.scaling = true,
+            "--markdown" => o.markdown = Some(value("--markdown")?),
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument '{other}'")),
+        }
+    }
+    if o.engines.is_empty() {
+        o.engines = ENGINES.to_vec();
+    }
+    if o.scenes.is_empty() && !o.scaling {
+        o.scenes = scenes::SCENE_NAMES.iter().map(|s| s.to_string()).collect();
+    }
+    Ok(o)
+}
+
+/// How Box2D's C was compiled (see `build.rs`): `boxdd-sys` uses -O2 and leaves `NDEBUG`
+/// undefined, so Box2D's asserts stay on unless `CFLAGS` says otherwise.
+fn box2d_build_note() -> String {
+    let flags = env!("BENCH_BOX2D_CFLAGS");
+    if flags.split_whitespace().any(|f| f == "-DNDEBUG") {
+        format!("Box2D C built with -O2 + CFLAGS `{flags}` (asserts off).")
+    } else {
+        "**Box2D C built WITHOUT -DNDEBUG: its asserts are on and it runs slower than a release \
+         build; rebuild with `CFLAGS=\"-O3 -DNDEBUG\"`.**"
+            .to_string()
+    }
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// One row of the memory table: the scene and, per engine, (bytes per body, bytes per pair).
+type MemoryRow = (String, Vec<(Engine, String, String)>);
+
+fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "### Step time, ms per step (median), and end state (top y / bottom-row mean y / pairs)\n"
+    );
+    let _ = writeln!(
+        out,
+        "| scene | bodies | joints | steps | Impulse ms | Box2D ms | Rapier ms | Impulse/Box2D | Impulse/Rapier | Impulse classic ms | Impulse end | Box2D end | Rapier end | Box2D reference |"
+    );
+    let _ = writeln!(
+        out,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for r in results {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.spec_name,
+            r.bodies,
+            r.joints,
+            r.steps,
+            r.ms_text(Engine::Impulse),
+            r.ms_text(Engine::Box2d),
+            r.ms_text(Engine::Rapier),
+            r.ratio_text(Engine::Impulse, Engine::Box2d),
+            r.ratio_text(Engine::Impulse, Engine::Rapier),
+            r.ms_text(Engine::ImpulseClassic),
+            r.end_text(Engine::Impulse),
+            r.end_text(Engine::Box2d),
+            r.end_text(Engine::Rapier),
+            if r.reference.is_empty() {
+                "-"
+            } else {
+                &r.reference
+            },
+        );
+    }
+    if !memory.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Memory after building and 1 step: bytes per body / bytes per contact pair\n"
+        );
+        let _ = writeln!(out, "| scene | Impulse | Box2D v3 | Rapier |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for (name, cells) in memory {
+            let cell = |e: Engine| {
+                cells
+                    .iter()
+                    .find(|(x, _, _)| *x == e)
+                    .map_or("-".to_string(), |(_, b, c)| format!("{b} / {c}"))
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                name,
+                cell(Engine::Impulse),
+                cell(Engine::Box2d),
+                cell(Engine::Rapier)
+            );
+        }
+    }
+    out
+}
+
+fn main() {
+    let options = match parse_args() {
+        Ok(o) => o,
+        Err(msg) => {
+            if !msg.is_empty() {
+                eprintln!("error: {msg}");
+            }
+            eprintln!("{USAGE}");
+            std::process::exit(if msg.is_empty() { 0 } else { 2 });
+        }
+    };
+
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "## impulse-bench\n\nCPU: {} ({} hardware threads available; every engine runs on 1). \
+         Repeats: {}, steps scale: {}. dt 1/60, 4 sub-steps, sleeping off. {}\n",
+        cpu_model(),
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        options.repeats,
+        options.steps_scale,
+        box2d_build_note()
+    );
+
+    let mut results = Vec::new();
+    let mut memory = Vec::new();
+    for name in &options.scenes {
+        let spec = scenes::by_name(name).expect("checked by the parser");
+        eprintln!(
+            "{}: {} bodies, {} joints",
+            spec.name,
+            spec.bodies.len(),
+            spec.joints.len()
+        );
+        results.push(bench_scene(
+            &spec,
+            &options.engines,
+            options.repeats,
+            options.steps_scale,
+        ));
+
+        let mut cells = Vec::new();
+        for engine in [Engine::Impulse, Engine::Box2d, Engine::Rapier] {
+            match measure_memory(engine, &spec) {
+                Ok(m) => cells.push((
+                    engine,
+                    format!("{:.0}", m.per_body()),
+                    m.per_pair()
+                        .map_or("-".into(), |p| format!("{p:.0} ({} pairs)", m.pairs)),
+                )),
+                Err(BuildError::Unsupported(_)) => {
+                    cells.push((engine, "n/a".into(), "n/a".into()));
+                }
+                Err(BuildError::Failed(why)) => {
+                    cells.push((engine, "failed".into(), why));
+                }
+            }
+        }
+        memory.push((spec.name.to_string(), cells));
+    }
+    if !results.is_empty() {
+        md.push_str(&report(&results, &memory));
+    }
+    if options.scaling {
+        md.push('\n');
+        md.push_str(&scaling_table(options.repeats, options.steps_scale));
+    }
+
+    println!("{md}");
+    if let Some(path) = &options.markdown {
+        // Write beside the target and rename into place, so a failed write leaves no half file.
+        let tmp = format!("{path}.tmp");
+        let written = std::fs::write(&tmp, &md).and_then(|_| std::fs::rename(&tmp, path));
+        match written {
+            Ok(()) => eprintln!("wrote {path}"),
+            Err(e) => {
+                eprintln!("error: could not write {path}: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
