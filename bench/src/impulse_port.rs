@@ -78,11 +78,6 @@ fn geometry(shape: &ShapeSpec) -> Result<Geometry, impulse::physics::PhysicsErro
 }
 
 pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError> {
-    if !spec.joints.is_empty() && !JOINTS_AVAILABLE {
-        return Err(BuildError::Unsupported(
-            "revolute joint not on this branch (enable feature `impulse-joints`)",
-        ));
-    }
     let err = |e: impulse::physics::PhysicsError| BuildError::Failed(e.to_string());
     let mut world = World::new(settings(solver));
     let mut bodies = Vec::with_capacity(spec.bodies.len());
@@ -111,21 +106,15 @@ pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError>
     Ok(ImpulseSim { world, bodies })
 }
 
-/// Whether this build can create Impulse's revolute joint (feature `impulse-joints`).
-pub const JOINTS_AVAILABLE: bool = cfg!(feature = "impulse-joints");
-
-/// The one place that speaks Impulse's joint API. Switch on with
-/// `--features impulse-joints` once `JointDefKind::Revolute` exists on the branch.
-#[cfg(feature = "impulse-joints")]
+/// Impulse's revolute joint, with the motor when the spec has one.
 fn create_revolute(
     world: &mut World,
     body_a: BodyHandle,
     body_b: BodyHandle,
     j: &JointSpec,
 ) -> Result<(), BuildError> {
-    use impulse::physics::joint::{JointDefKind, RevoluteDef};
-    use impulse::physics::JointDef;
-    let mut def = RevoluteDef {
+    use impulse::physics::joint::{JointDef, RevoluteJointDef};
+    let mut def = RevoluteJointDef {
         anchor: v(j.anchor),
         ..Default::default()
     };
@@ -135,25 +124,9 @@ fn create_revolute(
         def.max_motor_torque = m.max_torque;
     }
     world
-        .create_joint(&JointDef {
-            body_a,
-            body_b,
-            collide_connected: false,
-            name: None,
-            kind: JointDefKind::Revolute(def),
-        })
+        .create_joint(&JointDef::new(body_a, body_b, def))
         .map(|_| ())
         .map_err(|e| BuildError::Failed(e.to_string()))
-}
-
-#[cfg(not(feature = "impulse-joints"))]
-fn create_revolute(
-    _world: &mut World,
-    _body_a: BodyHandle,
-    _body_b: BodyHandle,
-    _j: &JointSpec,
-) -> Result<(), BuildError> {
-    Err(BuildError::Unsupported("revolute joint not on this branch"))
 }
 
 impl Sim for ImpulseSim {
