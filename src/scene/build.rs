@@ -414,12 +414,17 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         {
             Some(index) => Some(index),
             None => {
+                let known = if name.starts_with('#') {
+                    format!(
+                        "by creation index the file has bodies #0 to #{}",
+                        body_count.saturating_sub(1)
+                    )
+                } else {
+                    generators::known_names(&names)
+                };
                 report.push(
                     what.clone(),
-                    format!(
-                        "{field} \"{name}\" does not exist; {}",
-                        generators::known_names(&names)
-                    ),
+                    format!("{field} \"{name}\" does not exist; {known}"),
                 );
                 None
             }

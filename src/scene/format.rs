@@ -358,6 +358,8 @@ impl From<FilterFile> for Filter {
 pub struct JointFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// A body name of the file, or `"#N"`: the body created N-th (0-based, generated bodies
+    /// included; export names unnamed bodies so).
     pub body_a: String,
     pub body_b: String,
     #[serde(default)]
@@ -1006,4 +1008,179 @@ joint_state_file! {
         local_anchor_b: Vec2,
         impulse: Vec2,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One definition of every joint kind with every option away from its default.
+    fn unusual_defs() -> Vec<JointDefKind> {
+        let v = Vec2::new;
+        vec![
+            RevoluteJointDef {
+                anchor: v(1.0, 2.0),
+                softness: 0.01,
+                bias_factor: Some(0.3),
+                enable_limit: true,
+                lower_angle: -0.5,
+                upper_angle: 0.25,
+                enable_motor: true,
+                motor_speed: 2.0,
+                max_motor_torque: 30.0,
+            }
+            .into(),
+            PrismaticJointDef {
+                anchor: v(-1.0, 0.5),
+                axis: v(0.6, 0.8),
+                enable_limit: true,
+                lower_translation: -1.0,
+                upper_translation: 2.0,
+                enable_motor: true,
+                motor_speed: -0.5,
+                max_motor_force: 40.0,
+            }
+            .into(),
+            WheelJointDef {
+                anchor: v(3.0, 0.4),
+                axis: v(0.0, -1.0),
+                enable_spring: false,
+                hertz: 4.0,
+                damping_ratio: 0.2,
+                enable_motor: true,
+                motor_speed: -8.0,
+                max_motor_torque: 300.0,
+                enable_limit: true,
+                lower_translation: -0.3,
+                upper_translation: 0.2,
+            }
+            .into(),
+            WeldJointDef {
+                anchor: v(0.5, 0.5),
+                linear_hertz: 30.0,
+                angular_hertz: 60.0,
+                linear_damping_ratio: 0.7,
+                angular_damping_ratio: 0.1,
+            }
+            .into(),
+            AngleJointDef {
+                ratio: -2.0,
+                offset: Some(0.1),
+                enable_limit: true,
+                lower_angle: -0.2,
+                upper_angle: 0.3,
+            }
+            .into(),
+            PulleyJointDef {
+                ground_anchor_a: v(2.0, 9.0),
+                ground_anchor_b: v(6.0, 9.0),
+                anchor_a: v(2.0, 4.5),
+                anchor_b: v(6.0, 6.5),
+                ratio: 2.0,
+            }
+            .into(),
+            DistanceJointDef {
+                anchor_a: v(-1.0, 9.0),
+                anchor_b: v(1.5, 9.0),
+                length: Some(2.5),
+                enable_spring: true,
+                hertz: 1.5,
+                damping_ratio: 0.1,
+                enable_limit: true,
+                min_length: 1.5,
+                max_length: 4.0,
+            }
+            .into(),
+            MotorJointDef {
+                linear_offset: Some(v(4.0, 0.0)),
+                angular_offset: Some(0.2),
+                max_force: 200.0,
+                max_torque: 50.0,
+                correction_factor: 0.5,
+            }
+            .into(),
+            FrictionJointDef {
+                anchor: v(-7.0, 1.5),
+                max_force: 2.0,
+                max_torque: 0.5,
+            }
+            .into(),
+            MouseJointDef {
+                target: v(0.0, 8.0),
+                hertz: 3.0,
+                damping_ratio: 0.4,
+                max_force: 400.0,
+            }
+            .into(),
+        ]
+    }
+
+    #[test]
+    fn every_core_joint_option_survives_file_text_and_back() {
+        for def in unusual_defs() {
+            def.validate().unwrap();
+            let file = JointKindFile::from(&def);
+            let text = crate::scene::ron_options().to_string(&file).unwrap();
+            let read: JointKindFile = crate::scene::ron_options().from_str(&text).unwrap();
+            assert_eq!(read, file, "{text}");
+            assert_eq!(read.to_core(), def, "{text}");
+            // Every option was away from its default, so each one was written and read.
+            let defaults = match &file {
+                JointKindFile::Revolute(_) => JointKindFile::Revolute(Default::default()),
+                JointKindFile::Prismatic(_) => JointKindFile::Prismatic(Default::default()),
+                JointKindFile::Wheel(_) => JointKindFile::Wheel(Default::default()),
+                JointKindFile::Weld(_) => JointKindFile::Weld(Default::default()),
+                JointKindFile::Angle(_) => JointKindFile::Angle(Default::default()),
+                JointKindFile::Pulley(_) => JointKindFile::Pulley(Default::default()),
+                JointKindFile::Distance(_) => JointKindFile::Distance(Default::default()),
+                JointKindFile::Motor(_) => JointKindFile::Motor(Default::default()),
+                JointKindFile::Friction(_) => JointKindFile::Friction(Default::default()),
+                JointKindFile::Mouse(_) => JointKindFile::Mouse(Default::default()),
+            };
+            assert_ne!(file, defaults);
+        }
+    }
+
+    #[test]
+    fn file_defaults_are_the_core_defaults() {
+        // Options left out of a file mean what they mean in the core (`max_length` left out
+        // is the core's unbounded `f32::MAX`).
+        assert_eq!(
+            RevoluteFile::default().to_core(),
+            RevoluteJointDef::default()
+        );
+        assert_eq!(
+            PrismaticFile::default().to_core(),
+            PrismaticJointDef::default()
+        );
+        assert_eq!(WheelFile::default().to_core(), WheelJointDef::default());
+        assert_eq!(WeldFile::default().to_core(), WeldJointDef::default());
+        assert_eq!(AngleFile::default().to_core(), AngleJointDef::default());
+        assert_eq!(PulleyFile::default().to_core(), PulleyJointDef::default());
+        assert_eq!(
+            DistanceFile::default().to_core(),
+            DistanceJointDef::default()
+        );
+        assert_eq!(MotorFile::default().to_core(), MotorJointDef::default());
+        assert_eq!(
+            FrictionFile::default().to_core(),
+            FrictionJointDef::default()
+        );
+        assert_eq!(MouseFile::default().to_core(), MouseJointDef::default());
+        assert_eq!(
+            DistanceFile::from(&DistanceJointDef::default()),
+            DistanceFile::default()
+        );
+    }
+
+    #[test]
+    fn reset_field_knows_every_option() {
+        let mut r = RevoluteFile {
+            lower_angle: 1.0,
+            ..Default::default()
+        };
+        assert!(r.reset_field("lower_angle"));
+        assert_eq!(r, RevoluteFile::default());
+        assert!(!r.reset_field("no_such_option"));
+    }
 }
