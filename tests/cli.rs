@@ -187,3 +187,37 @@ fn bench_prints_a_table() {
     assert!(stdout.starts_with("scene"), "{stdout}");
     assert!(stdout.contains("Pyramid stacking"), "{stdout}");
 }
+
+#[test]
+fn run_export_continues_a_joint_scene_exactly() {
+    // Every joint's local frames and accumulated impulses travel in the export.
+    let dir = temp_dir("joints");
+    let export = dir.join("car.ron");
+    let hash = |o: &Output| {
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let s = text(&o.stdout);
+        let i = s.find("\"hash\":\"").unwrap();
+        s[i..i + 26].to_string()
+    };
+    let first = testbed(&[
+        "run",
+        "scenes/joints/wheel_car.ron",
+        "--steps",
+        "40",
+        "--json",
+        "--export",
+        export.to_str().unwrap(),
+    ]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let straight = testbed(&[
+        "run",
+        "scenes/joints/wheel_car.ron",
+        "--steps",
+        "70",
+        "--json",
+    ]);
+    let resumed = testbed(&["run", export.to_str().unwrap(), "--steps", "30", "--json"]);
+    assert_eq!(hash(&straight), hash(&resumed));
+    assert!(text(&straight.stdout).contains("\"joints\":["));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -37,7 +37,7 @@ pub use collision::{Manifold, ManifoldPoint};
 pub use debug_draw::{Color, DebugDraw, DrawFlags};
 pub use error::{PhysicsError, PhysicsResult};
 pub use handle::{Arena, Handle};
-pub use joint::{Joint, JointDef, JointKind};
+pub use joint::{Joint, JointDef, JointDefKind, JointKind, JointState};
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use settings::{SolverKind, SolverSettings};
 pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, Shape, ShapeDef};

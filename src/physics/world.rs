@@ -11,7 +11,7 @@ use super::contact::{mix_friction, mix_restitution, pair_key, Contact};
 use super::debug_draw::{Color, DebugDraw, DrawFlags};
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
-use super::joint::{Joint, JointDef, JointKind};
+use super::joint::{Joint, JointDef, JointKind, JointState};
 use super::math::{is_finite_vec, Aabb, Transform, Vec2};
 use super::settings::{
     SolverKind, SolverSettings, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION,
@@ -300,6 +300,15 @@ impl World {
             for p in c.manifold.points() {
                 eat(p.normal_impulse.to_bits());
                 eat(p.tangent_impulse.to_bits());
+            }
+        }
+        // Joints: their solver state (local frames, references, accumulated impulses).
+        let mut bits = Vec::new();
+        for (_, j) in self.joints.iter() {
+            bits.clear();
+            j.state().bits(&mut bits);
+            for &x in &bits {
+                eat(x);
             }
         }
         h
@@ -816,6 +825,21 @@ impl World {
         }
         self.broad_phase.restore_fat_aabb(s.proxy, fat);
         Ok(())
+    }
+
+    /// Put back a joint's solver state (exact local anchors, reference values and accumulated
+    /// impulses; see `JointState`). Does not wake its bodies. Refused when the joint is
+    /// missing, the state is of another joint type, or a number is not finite.
+    #[doc(hidden)]
+    pub fn restore_joint_state(
+        &mut self,
+        joint: JointHandle,
+        state: &JointState,
+    ) -> PhysicsResult<()> {
+        self.joints
+            .get_mut(joint)
+            .ok_or_else(|| PhysicsError::new("joint", "no such joint"))?
+            .restore_state(state)
     }
 
     /// Put back the step counter and the simulated time.

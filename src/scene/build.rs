@@ -7,8 +7,8 @@ use glam::Vec2;
 
 use super::error::{SceneError, SceneErrors};
 use super::format::{
-    BodyFile, BodyKindFile, GeometryFile, JointKindFile, RevoluteFile, SceneFile, SettingsFile,
-    ShapeFile, WorldStateFile,
+    BodyFile, BodyKindFile, GeometryFile, JointKindFile, SceneFile, SettingsFile, ShapeFile,
+    WorldStateFile,
 };
 use super::generators::{self, GeneratedJoint};
 use super::Scene;
@@ -17,13 +17,9 @@ use crate::physics::joint::JointDefKind;
 use crate::physics::math::Aabb;
 use crate::physics::shape::{convex_hull, MAX_POLYGON_VERTICES};
 use crate::physics::{
-    BodyDef, BodyHandle, BodyKind, BodyState, Capsule, Circle, Geometry, Polygon, Segment,
-    ShapeDef, ShapeHandle, SolverSettings, World,
+    BodyDef, BodyHandle, BodyKind, BodyState, Capsule, Circle, Geometry, JointHandle, JointState,
+    Polygon, Segment, ShapeDef, ShapeHandle, SolverSettings, World,
 };
-
-/// Words every "joint kind not available" message contains (see
-/// `SceneError::is_joint_unavailable`).
-pub const JOINT_UNAVAILABLE: &str = "is not available yet";
 
 /// Collects semantic errors of one file.
 struct Report<'a> {
@@ -47,6 +43,15 @@ pub(crate) fn body_label(index: usize, body: &BodyFile) -> String {
         Some(name) => format!("body \"{name}\""),
         None => format!("body #{index}"),
     }
+}
+
+/// `"#3"`: a body by creation index (how export names unnamed bodies).
+fn creation_index(name: &str) -> Option<usize> {
+    let digits = name.strip_prefix('#')?;
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 fn joint_label(index: usize, name: &Option<String>) -> String {
@@ -279,145 +284,35 @@ fn check_settings(settings: &SettingsFile) -> Vec<String> {
     errors
 }
 
-/// Field checks of a joint definition (the same whether or not the core has the type).
-fn check_joint_kind(kind: &JointKindFile) -> Vec<String> {
-    let mut e = Vec::new();
-    let mut v = |field: &str, x: Vec2| finite_vec(&mut e, field, x);
-    match kind {
-        JointKindFile::Revolute(j) => {
-            v("anchor", j.anchor);
-            return e.into_iter().chain(check_revolute_fields(j)).collect();
-        }
-        JointKindFile::Prismatic(j) => {
-            v("anchor", j.anchor);
-            v("axis", j.axis);
-            if j.axis.is_finite() && j.axis.length() < 1e-6 {
-                e.push("axis must not be zero".to_string());
-            }
-            for (f, x) in [
-                ("lower_translation", j.lower_translation),
-                ("upper_translation", j.upper_translation),
-                ("motor_speed", j.motor_speed),
-            ] {
-                finite(&mut e, f, x);
-            }
-            non_negative(&mut e, "max_motor_force", j.max_motor_force);
-            if j.lower_translation > j.upper_translation {
-                e.push("lower_translation must not be above upper_translation".to_string());
-            }
-        }
-        JointKindFile::Wheel(j) => {
-            v("anchor", j.anchor);
-            v("axis", j.axis);
-            if j.axis.is_finite() && j.axis.length() < 1e-6 {
-                e.push("axis must not be zero".to_string());
-            }
-            non_negative(&mut e, "hertz", j.hertz);
-            non_negative(&mut e, "damping_ratio", j.damping_ratio);
-            finite(&mut e, "motor_speed", j.motor_speed);
-            non_negative(&mut e, "max_motor_torque", j.max_motor_torque);
-        }
-        JointKindFile::Weld(j) => {
-            v("anchor", j.anchor);
-            non_negative(&mut e, "linear_hertz", j.linear_hertz);
-            non_negative(&mut e, "angular_hertz", j.angular_hertz);
-            non_negative(&mut e, "damping_ratio", j.damping_ratio);
-        }
-        JointKindFile::Angle(j) => {
-            if let Some(t) = j.target_angle {
-                finite(&mut e, "target_angle", t);
-            }
-            non_negative(&mut e, "hertz", j.hertz);
-            non_negative(&mut e, "damping_ratio", j.damping_ratio);
-            non_negative(&mut e, "max_torque", j.max_torque);
-        }
-        JointKindFile::Pulley(j) => {
-            v("ground_a", j.ground_a);
-            v("ground_b", j.ground_b);
-            v("anchor_a", j.anchor_a);
-            v("anchor_b", j.anchor_b);
-            positive(&mut e, "ratio", j.ratio, "no unit");
-        }
-        JointKindFile::Distance(j) => {
-            v("anchor_a", j.anchor_a);
-            v("anchor_b", j.anchor_b);
-            if let Some(l) = j.length {
-                positive(&mut e, "length", l, "metres");
-            }
-            non_negative(&mut e, "min_length", j.min_length);
-            if let Some(l) = j.max_length {
-                positive(&mut e, "max_length", l, "metres");
-                if l < j.min_length {
-                    e.push(format!(
-                        "max_length {l} must not be below min_length {}",
-                        j.min_length
-                    ));
+/// The core definition of a joint kind, or every problem of its options as
+/// `field: message`: the core's own check, repeated with each bad field put back to its
+/// default so that all of them are reported.
+pub(crate) fn core_joint_kind(kind: &JointKindFile) -> Result<JointDefKind, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut reported: Vec<&'static str> = Vec::new();
+    let mut file = kind.clone();
+    loop {
+        match file.to_core().validate() {
+            Ok(()) => break,
+            Err(e) => {
+                // A field that is still wrong at its default (`lower_angle` 0 above a
+                // negative `upper_angle`) was reported already.
+                if reported.contains(&e.field) {
+                    break;
+                }
+                errors.push(format!("{}: {}", e.field, e.message));
+                reported.push(e.field);
+                if !file.reset_field(e.field) {
+                    break;
                 }
             }
-            non_negative(&mut e, "hertz", j.hertz);
-            non_negative(&mut e, "damping_ratio", j.damping_ratio);
-        }
-        JointKindFile::Motor(j) => {
-            v("linear_offset", j.linear_offset);
-            finite(&mut e, "angular_offset", j.angular_offset);
-            non_negative(&mut e, "max_force", j.max_force);
-            non_negative(&mut e, "max_torque", j.max_torque);
-            if !(0.0..=1.0).contains(&j.correction_factor) {
-                e.push(format!(
-                    "correction_factor must be between 0 and 1, got {}",
-                    j.correction_factor
-                ));
-            }
-        }
-        JointKindFile::Friction(j) => {
-            v("anchor", j.anchor);
-            non_negative(&mut e, "max_force", j.max_force);
-            non_negative(&mut e, "max_torque", j.max_torque);
-        }
-        JointKindFile::Mouse(j) => {
-            v("anchor", j.anchor);
-            if let Some(t) = j.target {
-                finite_vec(&mut e, "target", t);
-            }
-            positive(&mut e, "hertz", j.hertz, "Hz");
-            non_negative(&mut e, "damping_ratio", j.damping_ratio);
-            non_negative(&mut e, "max_force", j.max_force);
         }
     }
-    e
-}
-
-fn check_revolute_fields(j: &RevoluteFile) -> Vec<String> {
-    let mut e = Vec::new();
-    finite(&mut e, "lower_angle", j.lower_angle);
-    finite(&mut e, "upper_angle", j.upper_angle);
-    if j.lower_angle > j.upper_angle {
-        e.push(format!(
-            "lower_angle {} must not be above upper_angle {}",
-            j.lower_angle, j.upper_angle
-        ));
+    if errors.is_empty() {
+        Ok(kind.to_core())
+    } else {
+        Err(errors)
     }
-    finite(&mut e, "motor_speed", j.motor_speed);
-    non_negative(&mut e, "max_motor_torque", j.max_motor_torque);
-    non_negative(&mut e, "softness", j.softness);
-    if !(j.bias_factor.is_finite() && (0.0..=1.0).contains(&j.bias_factor)) {
-        e.push(format!(
-            "bias_factor must be between 0 and 1, got {}",
-            j.bias_factor
-        ));
-    }
-    e
-}
-
-/// The core definition of a joint kind, or why it cannot be made.
-///
-/// The joint types land on another branch; until then `JointDefKind` has no variants and
-/// every kind is refused with a message naming it. The mapping is one arm per kind.
-fn core_joint_kind(kind: &JointKindFile) -> Result<JointDefKind, String> {
-    Err(format!(
-        "joint kind {} {JOINT_UNAVAILABLE}: the core has no joint types on this build",
-        kind.name()
-    ))
 }
 
 // ------------------------------------------------------------------------------------------
@@ -507,17 +402,29 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
 
     // 5. Joints of the file.
     let mut planned: Vec<PlannedJoint> = Vec::new();
+    // The kind of every joint in creation order, for the saved state's check.
+    let mut joint_kinds: Vec<&'static str> = Vec::new();
     for (i, joint) in scene.joints.iter().enumerate() {
         let what = joint_label(i, &joint.name);
-        let mut resolve = |field: &str, name: &str| match names.get(name) {
-            Some(&index) => Some(index),
+        let body_count = bodies.len();
+        let mut resolve = |field: &str, name: &str| match names
+            .get(name)
+            .copied()
+            .or_else(|| creation_index(name).filter(|&i| i < body_count))
+        {
+            Some(index) => Some(index),
             None => {
+                let known = if name.starts_with('#') {
+                    format!(
+                        "by creation index the file has bodies #0 to #{}",
+                        body_count.saturating_sub(1)
+                    )
+                } else {
+                    generators::known_names(&names)
+                };
                 report.push(
                     what.clone(),
-                    format!(
-                        "{field} \"{name}\" does not exist; {}",
-                        generators::known_names(&names)
-                    ),
+                    format!("{field} \"{name}\" does not exist; {known}"),
                 );
                 None
             }
@@ -532,9 +439,15 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                     joint.body_a
                 ),
             );
-        }
-        for m in check_joint_kind(&joint.kind) {
-            report.push(what.clone(), format!("{}.{m}", joint.kind.name()));
+        } else if a.is_some() && a == b {
+            report.push(
+                what.clone(),
+                format!(
+                    "body_a \"{}\" and body_b \"{}\" are the same body: a joint joins two \
+                     different bodies",
+                    joint.body_a, joint.body_b
+                ),
+            );
         }
         match core_joint_kind(&joint.kind) {
             Ok(kind) => {
@@ -548,8 +461,13 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                     });
                 }
             }
-            Err(m) => report.push(what.clone(), m),
+            Err(problems) => {
+                for m in problems {
+                    report.push(what.clone(), m);
+                }
+            }
         }
+        joint_kinds.push(joint.kind.name());
     }
     let mut reported_generator = None;
     for (g, joint) in &generated_joints {
@@ -561,19 +479,22 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                 name: None,
                 kind,
             }),
-            Err(m) => {
+            Err(problems) => {
                 if reported_generator != Some(*g) {
                     reported_generator = Some(*g);
                     let what = format!("generator #{g} ({})", scene.generators[*g].name());
-                    report.push(what, m);
+                    for m in problems {
+                        report.push(what.clone(), format!("joint: {m}"));
+                    }
                 }
             }
         }
+        joint_kinds.push(joint.kind.name());
     }
 
     // 6. The saved state, if any.
     if let Some(state) = &scene.state {
-        check_state(state, &bodies, &mut report);
+        check_state(state, &bodies, &joint_kinds, &mut report);
     }
 
     if !report.errors.is_empty() {
@@ -635,6 +556,7 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         handles.push(handle);
         shape_handles.push(shapes);
     }
+    let mut joint_handles: Vec<JointHandle> = Vec::with_capacity(planned.len());
     for (i, joint) in planned.into_iter().enumerate() {
         let def = crate::physics::JointDef {
             body_a: handles[joint.body_a],
@@ -643,13 +565,21 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
             name: joint.name.clone(),
             kind: joint.kind,
         };
-        if let Err(e) = world.create_joint(&def) {
-            report.push(joint_label(i, &joint.name), e.to_string());
-            return Err(SceneErrors(report.errors));
+        match world.create_joint(&def) {
+            Ok(h) => joint_handles.push(h),
+            Err(e) => {
+                report.push(joint_label(i, &joint.name), e.to_string());
+                return Err(SceneErrors(report.errors));
+            }
         }
     }
     if let Some(state) = &scene.state {
-        if let Err(m) = restore_state(&mut world, state, &handles, &shape_handles) {
+        let handles = RestoreHandles {
+            bodies: &handles,
+            shapes: &shape_handles,
+            joints: &joint_handles,
+        };
+        if let Err(m) = restore_state(&mut world, state, &handles) {
             report.push("state", m);
             return Err(SceneErrors(report.errors));
         }
@@ -663,7 +593,33 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
     })
 }
 
-fn check_state(state: &WorldStateFile, bodies: &[BodyFile], report: &mut Report) {
+fn check_state(
+    state: &WorldStateFile,
+    bodies: &[BodyFile],
+    joint_kinds: &[&'static str],
+    report: &mut Report,
+) {
+    if !state.joints.is_empty() {
+        if state.joints.len() != joint_kinds.len() {
+            report.push(
+                "state",
+                format!(
+                    "joints: {} entries for {} joints; give one per joint, in creation order",
+                    state.joints.len(),
+                    joint_kinds.len()
+                ),
+            );
+        } else {
+            for (i, (s, kind)) in state.joints.iter().zip(joint_kinds).enumerate() {
+                if s.name() != *kind {
+                    report.push(
+                        format!("state joint #{i}"),
+                        format!("a {} state for a {kind} joint", s.name()),
+                    );
+                }
+            }
+        }
+    }
     if state.bodies.len() != bodies.len() {
         report.push(
             "state",
@@ -748,12 +704,19 @@ fn check_state(state: &WorldStateFile, bodies: &[BodyFile], report: &mut Report)
     }
 }
 
+/// The handles of everything the file made, in creation order.
+struct RestoreHandles<'a> {
+    bodies: &'a [BodyHandle],
+    shapes: &'a [Vec<ShapeHandle>],
+    joints: &'a [JointHandle],
+}
+
 fn restore_state(
     world: &mut World,
     state: &WorldStateFile,
-    bodies: &[BodyHandle],
-    shapes: &[Vec<ShapeHandle>],
+    handles: &RestoreHandles,
 ) -> Result<(), String> {
+    let (bodies, shapes) = (handles.bodies, handles.shapes);
     for (i, s) in state.bodies.iter().enumerate() {
         let body_state = BodyState {
             center: s.center,
@@ -795,6 +758,11 @@ fn restore_state(
         world
             .restore_contact(shape_a, shape_b, manifold)
             .map_err(|e| format!("contact #{i}: {e}"))?;
+    }
+    for (i, s) in state.joints.iter().enumerate() {
+        world
+            .restore_joint_state(handles.joints[i], &JointState::from(s))
+            .map_err(|e| format!("joint #{i}: {e}"))?;
     }
     world.finish_restore();
     world.restore_clock(state.step_count, state.time);

@@ -20,6 +20,7 @@ const fn entry(category: &'static str, file: &'static str) -> Entry {
 pub const BOX2D_LITE: &str = "Box2D-Lite";
 pub const SHAPES: &str = "Shapes";
 pub const STACKING: &str = "Stacking and robustness";
+pub const JOINTS: &str = "Joints";
 pub const BENCHMARK: &str = "Benchmark";
 
 /// Every scene, in menu order.
@@ -46,10 +47,20 @@ pub const CATALOG: &[Entry] = &[
     entry(STACKING, "stacking/high_mass_ratio_1.ron"),
     entry(STACKING, "stacking/high_mass_ratio_2.ron"),
     entry(STACKING, "stacking/high_mass_ratio_3.ron"),
+    entry(STACKING, "stacking/stretched_chain.ron"),
     entry(STACKING, "stacking/overlap_recovery.ron"),
     entry(STACKING, "stacking/double_domino.ron"),
     entry(STACKING, "stacking/ball_and_chain.ron"),
     entry(STACKING, "stacking/long_bridge.ron"),
+    entry(JOINTS, "joints/revolute.ron"),
+    entry(JOINTS, "joints/prismatic.ron"),
+    entry(JOINTS, "joints/wheel_car.ron"),
+    entry(JOINTS, "joints/weld_cantilever.ron"),
+    entry(JOINTS, "joints/angle.ron"),
+    entry(JOINTS, "joints/pulley.ron"),
+    entry(JOINTS, "joints/distance.ron"),
+    entry(JOINTS, "joints/motor_joint.ron"),
+    entry(JOINTS, "joints/friction.ron"),
     entry(BENCHMARK, "benchmark/large_pyramid.ron"),
     entry(BENCHMARK, "benchmark/many_pyramids.ron"),
     entry(BENCHMARK, "benchmark/joint_grid.ron"),

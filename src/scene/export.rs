@@ -3,7 +3,8 @@
 //! The export is exact: every number is written in its shortest round-trip form, bodies and
 //! shapes in slot order, and a `state` section carries what a definition cannot (centre of
 //! mass, sleep timers and islands, broad-phase boxes, the contacts in solver order with their
-//! feature ids and accumulated impulses, the clock). Loading the export and stepping it gives
+//! feature ids and accumulated impulses, each joint's exact local frames, reference values and
+//! accumulated impulses, the clock). Joints name unnamed bodies by creation index (`"#3"`). Loading the export and stepping it gives
 //! the same `state_hash` as stepping the original, provided the world has no destroyed-body
 //! holes and its shapes were created body by body (true of every world loaded from a file).
 
@@ -13,9 +14,10 @@ use std::path::Path;
 
 use super::format::{
     BodyFile, BodyStateFile, CameraFile, ContactFile, FilterFile, GeometryFile, JointFile,
-    ManifoldPointFile, SceneFile, SettingsFile, ShapeFile, WorldStateFile,
+    JointKindFile, JointStateFile, ManifoldPointFile, SceneFile, SettingsFile, ShapeFile,
+    WorldStateFile,
 };
-use crate::physics::{BodyState, Geometry, Joint, Polygon, World};
+use crate::physics::{BodyHandle, BodyState, Geometry, Joint, Polygon, World};
 
 /// The words around a world: what the menu shows.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -56,9 +58,21 @@ fn geometry_file(geometry: &Geometry) -> GeometryFile {
     }
 }
 
-/// The joint as a file entry. Joint export lands with the joint mapping of the loader.
-fn joint_file(joint: &Joint, _names: &dyn Fn(usize) -> String) -> JointFile {
-    todo!("export of {} joints", joint.kind().type_name())
+/// The joint as a file entry: its definition at the bodies' current poses (the exact local
+/// frames and impulses go to the `state` section). `body_ref` names a body for the file.
+fn joint_file(
+    world: &World,
+    joint: &Joint,
+    body_ref: &dyn Fn(BodyHandle) -> String,
+) -> Option<JointFile> {
+    let def = joint.definition(world.body(joint.body_a())?, world.body(joint.body_b())?);
+    Some(JointFile {
+        name: def.name.clone(),
+        body_a: body_ref(def.body_a),
+        body_b: body_ref(def.body_b),
+        collide_connected: def.collide_connected,
+        kind: JointKindFile::from(&def.kind),
+    })
 }
 
 /// The scene file of a world: definitions plus the exact `state`.
@@ -114,17 +128,23 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
             proxy_boxes,
         });
     }
-    let body_name = |slot: usize| -> String {
-        world
-            .bodies()
-            .find(|(h, _)| h.index() == slot)
-            .and_then(|(_, b)| b.name().map(str::to_string))
-            .unwrap_or_else(|| format!("#{}", body_index.get(&slot).copied().unwrap_or(0)))
+    // Joints name their bodies: by name when named, else by creation index (`"#3"`).
+    let body_ref = |handle: BodyHandle| -> String {
+        let named = world
+            .body(handle)
+            .and_then(|b| b.name().map(str::to_string));
+        named.unwrap_or_else(|| {
+            format!("#{}", body_index.get(&handle.index()).copied().unwrap_or(0))
+        })
     };
-    let joints = world
-        .joints()
-        .map(|(_, j)| joint_file(j, &body_name))
-        .collect();
+    let mut joints = Vec::new();
+    let mut joint_states = Vec::new();
+    for (_, j) in world.joints() {
+        if let Some(file) = joint_file(world, j, &body_ref) {
+            joints.push(file);
+            joint_states.push(JointStateFile::from(&j.state()));
+        }
+    }
     let contacts = world
         .contacts()
         .iter()
@@ -166,6 +186,7 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
             time: world.time(),
             bodies: states,
             contacts,
+            joints: joint_states,
         }),
     }
 }

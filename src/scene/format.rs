@@ -8,7 +8,11 @@
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
-use crate::physics::{BodyKind, Filter, SolverKind, SolverSettings};
+use crate::physics::joint::{
+    AngleJointDef, DistanceJointDef, FrictionJointDef, MotorJointDef, MouseJointDef,
+    PrismaticJointDef, PulleyJointDef, RevoluteJointDef, WeldJointDef, WheelJointDef,
+};
+use crate::physics::{BodyKind, Filter, JointDefKind, JointState, SolverKind, SolverSettings};
 
 /// A whole scene file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -354,6 +358,8 @@ impl From<FilterFile> for Filter {
 pub struct JointFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// A body name of the file, or `"#N"`: the body created N-th (0-based, generated bodies
+    /// included; export names unnamed bodies so).
     pub body_a: String,
     pub body_b: String,
     #[serde(default)]
@@ -361,8 +367,9 @@ pub struct JointFile {
     pub kind: JointKindFile,
 }
 
-/// The joint types. Anchors and axes are in world coordinates at creation. Fields left out
-/// take the defaults given in `scenes/README.md`.
+/// The joint types, one per core joint, every option of the core definition under the same
+/// name with the same default and unit. Anchors and axes are world coordinates at creation.
+/// Fields left out take the defaults given in `scenes/README.md`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum JointKindFile {
@@ -376,6 +383,24 @@ pub enum JointKindFile {
     Motor(MotorFile),
     Friction(FrictionFile),
     Mouse(MouseFile),
+}
+
+/// One arm per joint kind: `each_file!(kind, j => expr)`.
+macro_rules! each_file {
+    ($kind:expr, $j:ident => $body:expr) => {
+        match $kind {
+            JointKindFile::Revolute($j) => $body,
+            JointKindFile::Prismatic($j) => $body,
+            JointKindFile::Wheel($j) => $body,
+            JointKindFile::Weld($j) => $body,
+            JointKindFile::Angle($j) => $body,
+            JointKindFile::Pulley($j) => $body,
+            JointKindFile::Distance($j) => $body,
+            JointKindFile::Motor($j) => $body,
+            JointKindFile::Friction($j) => $body,
+            JointKindFile::Mouse($j) => $body,
+        }
+    };
 }
 
 impl JointKindFile {
@@ -394,285 +419,264 @@ impl JointKindFile {
             JointKindFile::Mouse(_) => "Mouse",
         }
     }
+
+    /// The core definition, field for field (not validated: see `JointDefKind::validate`).
+    pub fn to_core(&self) -> JointDefKind {
+        each_file!(self, j => j.to_core().into())
+    }
+
+    /// Put the option named `field` back to its default. False when there is none.
+    pub fn reset_field(&mut self, field: &str) -> bool {
+        each_file!(self, j => j.reset_field(field))
+    }
 }
 
-/// A pin: B turns about `anchor` relative to A. Box2D-Lite's joint, with its `softness`
-/// (m/N s; 0: rigid) and `bias_factor` (per step, 0..1).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RevoluteFile {
-    pub anchor: Vec2,
-    pub enable_limit: bool,
-    /// Radians, relative angle of B to A.
-    pub lower_angle: f32,
-    pub upper_angle: f32,
-    pub enable_motor: bool,
-    /// rad/s.
-    pub motor_speed: f32,
-    /// N m.
-    pub max_motor_torque: f32,
-    pub softness: f32,
-    pub bias_factor: f32,
-}
-
-impl Default for RevoluteFile {
-    fn default() -> Self {
-        RevoluteFile {
-            anchor: Vec2::ZERO,
-            enable_limit: false,
-            lower_angle: 0.0,
-            upper_angle: 0.0,
-            enable_motor: false,
-            motor_speed: 0.0,
-            max_motor_torque: 0.0,
-            softness: 0.0,
-            bias_factor: 0.2,
+impl From<&JointDefKind> for JointKindFile {
+    fn from(kind: &JointDefKind) -> Self {
+        match kind {
+            JointDefKind::Revolute(d) => JointKindFile::Revolute(d.into()),
+            JointDefKind::Prismatic(d) => JointKindFile::Prismatic(d.into()),
+            JointDefKind::Wheel(d) => JointKindFile::Wheel(d.into()),
+            JointDefKind::Weld(d) => JointKindFile::Weld(d.into()),
+            JointDefKind::Angle(d) => JointKindFile::Angle(d.into()),
+            JointDefKind::Pulley(d) => JointKindFile::Pulley(d.into()),
+            JointDefKind::Distance(d) => JointKindFile::Distance(d.into()),
+            JointDefKind::Motor(d) => JointKindFile::Motor(d.into()),
+            JointDefKind::Friction(d) => JointKindFile::Friction(d.into()),
+            JointDefKind::Mouse(d) => JointKindFile::Mouse(d.into()),
         }
     }
 }
 
-/// B slides along `axis` (through `anchor`) relative to A, without turning.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PrismaticFile {
-    pub anchor: Vec2,
-    pub axis: Vec2,
-    pub enable_limit: bool,
-    /// Metres along the axis.
-    pub lower_translation: f32,
-    pub upper_translation: f32,
-    pub enable_motor: bool,
-    /// m/s.
-    pub motor_speed: f32,
-    /// N.
-    pub max_motor_force: f32,
+/// Declares a joint's file type: the struct (every field defaulted, unknown fields refused),
+/// its `Default`, `reset_field`, and the conversions to and from the core definition. Fields
+/// marked `=` copy the core field of the same name; fields marked `~` convert through the
+/// given functions (`to_core`, `from_core`).
+macro_rules! joint_file {
+    (
+        $(#[$meta:meta])*
+        $name:ident => $def:ident {
+            $(
+                $(#[$fmeta:meta])*
+                $field:ident: $ty:ty = $default:expr
+                $(, via($to:path, $from:path))?
+            );* $(;)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$fmeta])* pub $field: $ty,)*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name { $($field: $default,)* }
+            }
+        }
+
+        impl $name {
+            /// Put the field named `field` back to its default. False when there is none.
+            pub fn reset_field(&mut self, field: &str) -> bool {
+                match field {
+                    $(stringify!($field) => self.$field = $default,)*
+                    _ => return false,
+                }
+                true
+            }
+
+            /// The core definition, field for field.
+            pub fn to_core(&self) -> $def {
+                $def { $($field: joint_file!(@to self.$field $(, $to)?),)* }
+            }
+        }
+
+        impl From<&$def> for $name {
+            fn from(d: &$def) -> Self {
+                $name { $($field: joint_file!(@from d.$field $(, $from)?),)* }
+            }
+        }
+    };
+    (@to $e:expr) => { $e };
+    (@to $e:expr, $f:path) => { $f($e) };
+    (@from $e:expr) => { $e };
+    (@from $e:expr, $f:path) => { $f($e) };
 }
 
-impl Default for PrismaticFile {
-    fn default() -> Self {
-        PrismaticFile {
-            anchor: Vec2::ZERO,
-            axis: Vec2::X,
-            enable_limit: false,
-            lower_translation: 0.0,
-            upper_translation: 0.0,
-            enable_motor: false,
-            motor_speed: 0.0,
-            max_motor_force: 0.0,
-        }
+joint_file! {
+    /// A pin: B turns about `anchor` relative to A (Box2D-Lite's joint), with an optional angle
+    /// limit and motor.
+    RevoluteFile => RevoluteJointDef {
+        /// The shared point, world metres.
+        anchor: Vec2 = Vec2::ZERO;
+        /// Box2D-Lite softness added to K's diagonal, 1/kg (m/(N s²) per unit impulse); 0 is
+        /// rigid. Classic solver only.
+        softness: f32 = 0.0;
+        /// Own Baumgarte factor 0..1; the world's `bias_factor` when left out. Classic only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bias_factor: Option<f32> = None;
+        enable_limit: bool = false;
+        /// Radians, relative to the initial relative angle.
+        lower_angle: f32 = 0.0;
+        upper_angle: f32 = 0.0;
+        enable_motor: bool = false;
+        /// rad/s, B relative to A.
+        motor_speed: f32 = 0.0;
+        /// N m.
+        max_motor_torque: f32 = 0.0;
     }
 }
 
-/// A wheel: B turns freely and slides along `axis` on a spring (suspension).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct WheelFile {
-    pub anchor: Vec2,
-    pub axis: Vec2,
-    /// Suspension stiffness, Hz.
-    pub hertz: f32,
-    pub damping_ratio: f32,
-    pub enable_limit: bool,
-    pub lower_translation: f32,
-    pub upper_translation: f32,
-    pub enable_motor: bool,
-    pub motor_speed: f32,
-    pub max_motor_torque: f32,
-}
-
-impl Default for WheelFile {
-    fn default() -> Self {
-        WheelFile {
-            anchor: Vec2::ZERO,
-            axis: Vec2::Y,
-            hertz: 1.0,
-            damping_ratio: 0.7,
-            enable_limit: false,
-            lower_translation: 0.0,
-            upper_translation: 0.0,
-            enable_motor: false,
-            motor_speed: 0.0,
-            max_motor_torque: 0.0,
-        }
+joint_file! {
+    /// B slides along `axis` (through `anchor`) relative to A, without turning.
+    PrismaticFile => PrismaticJointDef {
+        anchor: Vec2 = Vec2::ZERO;
+        /// World direction (normalised).
+        axis: Vec2 = Vec2::X;
+        enable_limit: bool = false;
+        /// Metres along the axis.
+        lower_translation: f32 = 0.0;
+        upper_translation: f32 = 0.0;
+        enable_motor: bool = false;
+        /// m/s.
+        motor_speed: f32 = 0.0;
+        /// N.
+        max_motor_force: f32 = 0.0;
     }
 }
 
-/// Glues B to A at `anchor`; 0 Hz is rigid, otherwise a spring.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct WeldFile {
-    pub anchor: Vec2,
-    pub linear_hertz: f32,
-    pub angular_hertz: f32,
-    pub damping_ratio: f32,
-}
-
-impl Default for WeldFile {
-    fn default() -> Self {
-        WeldFile {
-            anchor: Vec2::ZERO,
-            linear_hertz: 0.0,
-            angular_hertz: 0.0,
-            damping_ratio: 1.0,
-        }
+joint_file! {
+    /// A wheel: B turns freely and slides along `axis` on a spring (suspension).
+    WheelFile => WheelJointDef {
+        anchor: Vec2 = Vec2::ZERO;
+        axis: Vec2 = Vec2::Y;
+        enable_spring: bool = true;
+        /// Suspension frequency, Hz (0: free slide).
+        hertz: f32 = 1.0;
+        damping_ratio: f32 = 0.7;
+        enable_motor: bool = false;
+        /// rad/s.
+        motor_speed: f32 = 0.0;
+        /// N m.
+        max_motor_torque: f32 = 0.0;
+        enable_limit: bool = false;
+        /// Metres along the axis.
+        lower_translation: f32 = 0.0;
+        upper_translation: f32 = 0.0;
     }
 }
 
-/// Keeps the relative angle of B to A (at its creation value, or `target_angle`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AngleFile {
-    /// Radians; the angle at creation when left out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target_angle: Option<f32>,
-    /// Hz; 0 is rigid.
-    pub hertz: f32,
-    pub damping_ratio: f32,
-    /// N m; 0 is unlimited.
-    pub max_torque: f32,
-}
-
-impl Default for AngleFile {
-    fn default() -> Self {
-        AngleFile {
-            target_angle: None,
-            hertz: 0.0,
-            damping_ratio: 1.0,
-            max_torque: 0.0,
-        }
+joint_file! {
+    /// Glues B to A at `anchor`; 0 Hz is rigid, otherwise a spring.
+    WeldFile => WeldJointDef {
+        anchor: Vec2 = Vec2::ZERO;
+        /// Hz.
+        linear_hertz: f32 = 0.0;
+        angular_hertz: f32 = 0.0;
+        linear_damping_ratio: f32 = 1.0;
+        angular_damping_ratio: f32 = 1.0;
     }
 }
 
-/// Two ropes over fixed pulleys: `|ground_a - anchor_a| + ratio |ground_b - anchor_b|` is
-/// constant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PulleyFile {
-    pub ground_a: Vec2,
-    pub ground_b: Vec2,
-    pub anchor_a: Vec2,
-    pub anchor_b: Vec2,
-    pub ratio: f32,
-}
-
-impl Default for PulleyFile {
-    fn default() -> Self {
-        PulleyFile {
-            ground_a: Vec2::ZERO,
-            ground_b: Vec2::ZERO,
-            anchor_a: Vec2::ZERO,
-            anchor_b: Vec2::ZERO,
-            ratio: 1.0,
-        }
+joint_file! {
+    /// Holds `angle_b = ratio angle_a + offset` (a gear), or keeps it within limits.
+    AngleFile => AngleJointDef {
+        ratio: f32 = 1.0;
+        /// Radians; the initial `angle_b - ratio angle_a` when left out.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        offset: Option<f32> = None;
+        enable_limit: bool = false;
+        /// Radians.
+        lower_angle: f32 = 0.0;
+        upper_angle: f32 = 0.0;
     }
 }
 
-/// Keeps `anchor_a` and `anchor_b` at `length` (rod), or between `min_length` and
-/// `max_length` (rope), optionally as a spring.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct DistanceFile {
-    pub anchor_a: Vec2,
-    pub anchor_b: Vec2,
-    /// Metres; the anchors' distance at creation when left out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub length: Option<f32>,
-    pub min_length: f32,
-    /// Metres; unlimited when left out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_length: Option<f32>,
-    /// Hz; 0 is rigid.
-    pub hertz: f32,
-    pub damping_ratio: f32,
-}
-
-impl Default for DistanceFile {
-    fn default() -> Self {
-        DistanceFile {
-            anchor_a: Vec2::ZERO,
-            anchor_b: Vec2::ZERO,
-            length: None,
-            min_length: 0.0,
-            max_length: None,
-            hertz: 0.0,
-            damping_ratio: 0.0,
-        }
+joint_file! {
+    /// Two ropes over fixed pulleys: `|ground_anchor_a - anchor_a| + ratio |ground_anchor_b -
+    /// anchor_b|` is constant.
+    PulleyFile => PulleyJointDef {
+        ground_anchor_a: Vec2 = Vec2::new(-1.0, 1.0);
+        ground_anchor_b: Vec2 = Vec2::new(1.0, 1.0);
+        anchor_a: Vec2 = Vec2::new(-1.0, 0.0);
+        anchor_b: Vec2 = Vec2::new(1.0, 0.0);
+        ratio: f32 = 1.0;
     }
 }
 
-/// Drives B toward an offset from A with bounded force and torque.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MotorFile {
-    /// Target position of B's origin in A's frame, metres.
-    pub linear_offset: Vec2,
-    /// Target angle of B relative to A, radians.
-    pub angular_offset: f32,
-    /// N.
-    pub max_force: f32,
-    /// N m.
-    pub max_torque: f32,
-    /// Fraction of the error corrected per step, 0..1.
-    pub correction_factor: f32,
+/// `max_length` in files: left out for unbounded (`f32::MAX` in the core).
+fn max_length_to_core(max: Option<f32>) -> f32 {
+    max.unwrap_or(f32::MAX)
 }
 
-impl Default for MotorFile {
-    fn default() -> Self {
-        MotorFile {
-            linear_offset: Vec2::ZERO,
-            angular_offset: 0.0,
-            max_force: 1.0,
-            max_torque: 1.0,
-            correction_factor: 0.3,
-        }
+fn max_length_from_core(max: f32) -> Option<f32> {
+    (max != f32::MAX).then_some(max)
+}
+
+joint_file! {
+    /// Keeps `anchor_a` and `anchor_b` at `length` (a rod), as a spring, or within
+    /// `min_length..max_length` (a rope).
+    DistanceFile => DistanceJointDef {
+        anchor_a: Vec2 = Vec2::ZERO;
+        anchor_b: Vec2 = Vec2::X;
+        /// Metres; the anchors' distance at creation when left out.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        length: Option<f32> = None;
+        enable_spring: bool = false;
+        /// Hz (with `enable_spring`; 0: free length, a rope with `enable_limit`).
+        hertz: f32 = 0.0;
+        damping_ratio: f32 = 0.0;
+        enable_limit: bool = false;
+        /// Metres.
+        min_length: f32 = 0.0;
+        /// Metres; unbounded when left out.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_length: Option<f32> = None, via(max_length_to_core, max_length_from_core);
     }
 }
 
-/// Top-down friction: resists relative motion at `anchor` up to the maxima.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FrictionFile {
-    pub anchor: Vec2,
-    /// N.
-    pub max_force: f32,
-    /// N m.
-    pub max_torque: f32,
-}
-
-impl Default for FrictionFile {
-    fn default() -> Self {
-        FrictionFile {
-            anchor: Vec2::ZERO,
-            max_force: 0.0,
-            max_torque: 0.0,
-        }
+joint_file! {
+    /// Drives B toward an offset from A with bounded force and torque.
+    MotorFile => MotorJointDef {
+        /// Target position of B's origin in A's frame, metres; where it is at creation when
+        /// left out.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        linear_offset: Option<Vec2> = None;
+        /// Target `angle_b - angle_a`, radians; the initial one when left out.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        angular_offset: Option<f32> = None;
+        /// N.
+        max_force: f32 = 1.0;
+        /// N m.
+        max_torque: f32 = 1.0;
+        /// Fraction of the error corrected per step, 0..1.
+        correction_factor: f32 = 0.3;
     }
 }
 
-/// Pulls B's point at `anchor` toward `target` with a soft spring (A is usually the ground).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct MouseFile {
-    pub anchor: Vec2,
-    /// World target; `anchor` when left out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target: Option<Vec2>,
-    /// Hz.
-    pub hertz: f32,
-    pub damping_ratio: f32,
-    /// N.
-    pub max_force: f32,
+joint_file! {
+    /// Top-down friction: resists relative motion at `anchor` up to the maxima.
+    FrictionFile => FrictionJointDef {
+        anchor: Vec2 = Vec2::ZERO;
+        /// N.
+        max_force: f32 = 0.0;
+        /// N m.
+        max_torque: f32 = 0.0;
+    }
 }
 
-impl Default for MouseFile {
-    fn default() -> Self {
-        MouseFile {
-            anchor: Vec2::ZERO,
-            target: None,
-            hertz: 5.0,
-            damping_ratio: 0.7,
-            max_force: 1000.0,
-        }
+joint_file! {
+    /// Pulls B's point at `target` (grabbed at creation) toward `target` with a soft spring;
+    /// A is usually the ground.
+    MouseFile => MouseJointDef {
+        /// World metres.
+        target: Vec2 = Vec2::ZERO;
+        /// Hz (> 0).
+        hertz: f32 = 5.0;
+        damping_ratio: f32 = 0.7;
+        /// N.
+        max_force: f32 = 1000.0;
     }
 }
 
@@ -817,6 +821,9 @@ pub struct WorldStateFile {
     pub bodies: Vec<BodyStateFile>,
     /// In the world's solver order.
     pub contacts: Vec<ContactFile>,
+    /// One per joint, in creation order (the order of `joints`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub joints: Vec<JointStateFile>,
 }
 
 /// A body's exact motion and sleep state, and its shapes' broad-phase boxes.
@@ -883,4 +890,297 @@ pub struct ManifoldPointFile {
     pub tangent_impulse: f32,
     pub max_normal_impulse: f32,
     pub persisted: bool,
+}
+
+/// Declares `JointStateFile`, the core's `JointState` variant for variant and field for field,
+/// with the conversions both ways.
+macro_rules! joint_state_file {
+    ($($variant:ident { $($field:ident: $ty:ty),* $(,)? }),* $(,)?) => {
+        /// A joint's exact solver state (`JointState`): local anchors and axes, reference
+        /// angles and lengths as computed at creation, offsets and targets, and accumulated
+        /// impulses. Written by export, one per joint.
+        #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub enum JointStateFile {
+            $($variant { $($field: $ty),* },)*
+        }
+
+        impl From<&JointState> for JointStateFile {
+            fn from(s: &JointState) -> Self {
+                match *s {
+                    $(JointState::$variant { $($field),* } => JointStateFile::$variant { $($field),* },)*
+                }
+            }
+        }
+
+        impl From<&JointStateFile> for JointState {
+            fn from(s: &JointStateFile) -> Self {
+                match *s {
+                    $(JointStateFile::$variant { $($field),* } => JointState::$variant { $($field),* },)*
+                }
+            }
+        }
+
+        impl JointStateFile {
+            /// The variant's name as written in files.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(JointStateFile::$variant { .. } => stringify!($variant),)*
+                }
+            }
+        }
+    };
+}
+
+joint_state_file! {
+    Revolute {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        reference_angle: f32,
+        linear_impulse: Vec2,
+        motor_impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Prismatic {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        local_axis_a: Vec2,
+        reference_angle: f32,
+        impulse: Vec2,
+        motor_impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Wheel {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        local_axis_a: Vec2,
+        perp_impulse: f32,
+        spring_impulse: f32,
+        motor_impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Weld {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        reference_angle: f32,
+        linear_impulse: Vec2,
+        angular_impulse: f32,
+    },
+    Angle {
+        offset: f32,
+        impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Pulley {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        length_a: f32,
+        length_b: f32,
+        constant: f32,
+        impulse: f32,
+    },
+    Distance {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        length: f32,
+        impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Motor {
+        linear_offset: Vec2,
+        angular_offset: f32,
+        linear_impulse: Vec2,
+        angular_impulse: f32,
+    },
+    Friction {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        linear_impulse: Vec2,
+        angular_impulse: f32,
+    },
+    Mouse {
+        target: Vec2,
+        local_anchor_b: Vec2,
+        impulse: Vec2,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One definition of every joint kind with every option away from its default.
+    fn unusual_defs() -> Vec<JointDefKind> {
+        let v = Vec2::new;
+        vec![
+            RevoluteJointDef {
+                anchor: v(1.0, 2.0),
+                softness: 0.01,
+                bias_factor: Some(0.3),
+                enable_limit: true,
+                lower_angle: -0.5,
+                upper_angle: 0.25,
+                enable_motor: true,
+                motor_speed: 2.0,
+                max_motor_torque: 30.0,
+            }
+            .into(),
+            PrismaticJointDef {
+                anchor: v(-1.0, 0.5),
+                axis: v(0.6, 0.8),
+                enable_limit: true,
+                lower_translation: -1.0,
+                upper_translation: 2.0,
+                enable_motor: true,
+                motor_speed: -0.5,
+                max_motor_force: 40.0,
+            }
+            .into(),
+            WheelJointDef {
+                anchor: v(3.0, 0.4),
+                axis: v(0.0, -1.0),
+                enable_spring: false,
+                hertz: 4.0,
+                damping_ratio: 0.2,
+                enable_motor: true,
+                motor_speed: -8.0,
+                max_motor_torque: 300.0,
+                enable_limit: true,
+                lower_translation: -0.3,
+                upper_translation: 0.2,
+            }
+            .into(),
+            WeldJointDef {
+                anchor: v(0.5, 0.5),
+                linear_hertz: 30.0,
+                angular_hertz: 60.0,
+                linear_damping_ratio: 0.7,
+                angular_damping_ratio: 0.1,
+            }
+            .into(),
+            AngleJointDef {
+                ratio: -2.0,
+                offset: Some(0.1),
+                enable_limit: true,
+                lower_angle: -0.2,
+                upper_angle: 0.3,
+            }
+            .into(),
+            PulleyJointDef {
+                ground_anchor_a: v(2.0, 9.0),
+                ground_anchor_b: v(6.0, 9.0),
+                anchor_a: v(2.0, 4.5),
+                anchor_b: v(6.0, 6.5),
+                ratio: 2.0,
+            }
+            .into(),
+            DistanceJointDef {
+                anchor_a: v(-1.0, 9.0),
+                anchor_b: v(1.5, 9.0),
+                length: Some(2.5),
+                enable_spring: true,
+                hertz: 1.5,
+                damping_ratio: 0.1,
+                enable_limit: true,
+                min_length: 1.5,
+                max_length: 4.0,
+            }
+            .into(),
+            MotorJointDef {
+                linear_offset: Some(v(4.0, 0.0)),
+                angular_offset: Some(0.2),
+                max_force: 200.0,
+                max_torque: 50.0,
+                correction_factor: 0.5,
+            }
+            .into(),
+            FrictionJointDef {
+                anchor: v(-7.0, 1.5),
+                max_force: 2.0,
+                max_torque: 0.5,
+            }
+            .into(),
+            MouseJointDef {
+                target: v(0.0, 8.0),
+                hertz: 3.0,
+                damping_ratio: 0.4,
+                max_force: 400.0,
+            }
+            .into(),
+        ]
+    }
+
+    #[test]
+    fn every_core_joint_option_survives_file_text_and_back() {
+        for def in unusual_defs() {
+            def.validate().unwrap();
+            let file = JointKindFile::from(&def);
+            let text = crate::scene::ron_options().to_string(&file).unwrap();
+            let read: JointKindFile = crate::scene::ron_options().from_str(&text).unwrap();
+            assert_eq!(read, file, "{text}");
+            assert_eq!(read.to_core(), def, "{text}");
+            // Every option was away from its default, so each one was written and read.
+            let defaults = match &file {
+                JointKindFile::Revolute(_) => JointKindFile::Revolute(Default::default()),
+                JointKindFile::Prismatic(_) => JointKindFile::Prismatic(Default::default()),
+                JointKindFile::Wheel(_) => JointKindFile::Wheel(Default::default()),
+                JointKindFile::Weld(_) => JointKindFile::Weld(Default::default()),
+                JointKindFile::Angle(_) => JointKindFile::Angle(Default::default()),
+                JointKindFile::Pulley(_) => JointKindFile::Pulley(Default::default()),
+                JointKindFile::Distance(_) => JointKindFile::Distance(Default::default()),
+                JointKindFile::Motor(_) => JointKindFile::Motor(Default::default()),
+                JointKindFile::Friction(_) => JointKindFile::Friction(Default::default()),
+                JointKindFile::Mouse(_) => JointKindFile::Mouse(Default::default()),
+            };
+            assert_ne!(file, defaults);
+        }
+    }
+
+    #[test]
+    fn file_defaults_are_the_core_defaults() {
+        // Options left out of a file mean what they mean in the core (`max_length` left out
+        // is the core's unbounded `f32::MAX`).
+        assert_eq!(
+            RevoluteFile::default().to_core(),
+            RevoluteJointDef::default()
+        );
+        assert_eq!(
+            PrismaticFile::default().to_core(),
+            PrismaticJointDef::default()
+        );
+        assert_eq!(WheelFile::default().to_core(), WheelJointDef::default());
+        assert_eq!(WeldFile::default().to_core(), WeldJointDef::default());
+        assert_eq!(AngleFile::default().to_core(), AngleJointDef::default());
+        assert_eq!(PulleyFile::default().to_core(), PulleyJointDef::default());
+        assert_eq!(
+            DistanceFile::default().to_core(),
+            DistanceJointDef::default()
+        );
+        assert_eq!(MotorFile::default().to_core(), MotorJointDef::default());
+        assert_eq!(
+            FrictionFile::default().to_core(),
+            FrictionJointDef::default()
+        );
+        assert_eq!(MouseFile::default().to_core(), MouseJointDef::default());
+        assert_eq!(
+            DistanceFile::from(&DistanceJointDef::default()),
+            DistanceFile::default()
+        );
+    }
+
+    #[test]
+    fn reset_field_knows_every_option() {
+        let mut r = RevoluteFile {
+            lower_angle: 1.0,
+            ..Default::default()
+        };
+        assert!(r.reset_field("lower_angle"));
+        assert_eq!(r, RevoluteFile::default());
+        assert!(!r.reset_field("no_such_option"));
+    }
 }

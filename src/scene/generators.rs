@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use glam::Vec2;
 
-use super::build::check_shape;
+use super::build::{check_shape, core_joint_kind};
 use super::format::{BodyFile, BodyKindFile, Generator, GeometryFile, MaterialFile, RevoluteFile};
 use super::format::{JointKindFile, ShapeFile};
 
@@ -289,32 +289,15 @@ pub(crate) fn known_names(names: &HashMap<String, usize>) -> String {
     format!("named bodies: {}{more}", shown.join(", "))
 }
 
+/// Problems of a generator's revolute joint options, as `field.option: message`.
 fn check_revolute(j: &RevoluteFile, field: &str) -> Vec<String> {
-    let mut errors = Vec::new();
-    for (name, v) in [
-        ("lower_angle", j.lower_angle),
-        ("upper_angle", j.upper_angle),
-        ("motor_speed", j.motor_speed),
-    ] {
-        if !v.is_finite() {
-            errors.push(format!("{field}.{name} must be finite, got {v}"));
-        }
+    match core_joint_kind(&JointKindFile::Revolute(j.clone())) {
+        Ok(_) => Vec::new(),
+        Err(problems) => problems
+            .into_iter()
+            .map(|m| format!("{field}.{m}"))
+            .collect(),
     }
-    for (name, v) in [
-        ("max_motor_torque", j.max_motor_torque),
-        ("softness", j.softness),
-    ] {
-        if !(v.is_finite() && v >= 0.0) {
-            errors.push(format!("{field}.{name} must be zero or more, got {v}"));
-        }
-    }
-    if !(j.bias_factor.is_finite() && (0.0..=1.0).contains(&j.bias_factor)) {
-        errors.push(format!(
-            "{field}.bias_factor must be between 0 and 1, got {}",
-            j.bias_factor
-        ));
-    }
-    errors
 }
 
 /// Make the bodies and joints. `first` is the creation index the first new body gets;

@@ -69,18 +69,3 @@ pub fn load_file(path: &Path) -> Result<Scene, SceneErrors> {
     let text = read_file(path)?;
     load_str(&text, &path.display().to_string())
 }
-
-impl SceneError {
-    /// True for "joint kind X is not available yet": the file is fine but this build's core
-    /// lacks the joint type.
-    pub fn is_joint_unavailable(&self) -> bool {
-        matches!(self, SceneError::Semantic { message, .. } if message.contains(build::JOINT_UNAVAILABLE))
-    }
-}
-
-impl SceneErrors {
-    /// True when every error is a missing joint type (see `SceneError::is_joint_unavailable`).
-    pub fn only_joints_unavailable(&self) -> bool {
-        self.0.iter().all(SceneError::is_joint_unavailable)
-    }
-}

@@ -316,6 +316,313 @@ impl Joint {
 }
 
 // --------------------------------------------------------------------------------------
+// Definition and solver state of an existing joint (scene export and restore).
+
+impl JointDefKind {
+    /// Check every field; the first problem found, naming its field.
+    pub fn validate(&self) -> PhysicsResult<()> {
+        match self {
+            JointDefKind::Revolute(d) => d.validate(),
+            JointDefKind::Prismatic(d) => d.validate(),
+            JointDefKind::Wheel(d) => d.validate(),
+            JointDefKind::Weld(d) => d.validate(),
+            JointDefKind::Angle(d) => d.validate(),
+            JointDefKind::Pulley(d) => d.validate(),
+            JointDefKind::Distance(d) => d.validate(),
+            JointDefKind::Motor(d) => d.validate(),
+            JointDefKind::Friction(d) => d.validate(),
+            JointDefKind::Mouse(d) => d.validate(),
+        }
+    }
+}
+
+impl Joint {
+    /// A definition that recreates this joint with its current options, world anchors and
+    /// axes taken from the bodies' current poses. Reference angles and local anchors are
+    /// recomputed from those poses on creation, so they may differ in the last bits:
+    /// [`Joint::state`] carries the exact ones.
+    pub fn definition(&self, body_a: &Body, body_b: &Body) -> JointDef {
+        let kind: JointDefKind = match &self.kind {
+            JointKind::Revolute(j) => RevoluteJointDef {
+                anchor: j.anchor_a(body_a),
+                softness: j.softness,
+                bias_factor: j.bias_factor,
+                enable_limit: j.enable_limit,
+                lower_angle: j.lower_angle,
+                upper_angle: j.upper_angle,
+                enable_motor: j.enable_motor,
+                motor_speed: j.motor_speed,
+                max_motor_torque: j.max_motor_torque,
+            }
+            .into(),
+            JointKind::Prismatic(j) => PrismaticJointDef {
+                anchor: j.anchor_a(body_a),
+                axis: body_a.q.rotate(j.local_axis_a),
+                enable_limit: j.enable_limit,
+                lower_translation: j.lower_translation,
+                upper_translation: j.upper_translation,
+                enable_motor: j.enable_motor,
+                motor_speed: j.motor_speed,
+                max_motor_force: j.max_motor_force,
+            }
+            .into(),
+            JointKind::Wheel(j) => WheelJointDef {
+                anchor: j.anchor_a(body_a),
+                axis: body_a.q.rotate(j.local_axis_a),
+                enable_spring: j.enable_spring,
+                hertz: j.hertz,
+                damping_ratio: j.damping_ratio,
+                enable_motor: j.enable_motor,
+                motor_speed: j.motor_speed,
+                max_motor_torque: j.max_motor_torque,
+                enable_limit: j.enable_limit,
+                lower_translation: j.lower_translation,
+                upper_translation: j.upper_translation,
+            }
+            .into(),
+            JointKind::Weld(j) => WeldJointDef {
+                anchor: j.anchor_a(body_a),
+                linear_hertz: j.linear_hertz,
+                angular_hertz: j.angular_hertz,
+                linear_damping_ratio: j.linear_damping_ratio,
+                angular_damping_ratio: j.angular_damping_ratio,
+            }
+            .into(),
+            JointKind::Angle(j) => AngleJointDef {
+                ratio: j.ratio,
+                offset: Some(j.offset),
+                enable_limit: j.enable_limit,
+                lower_angle: j.lower_angle,
+                upper_angle: j.upper_angle,
+            }
+            .into(),
+            JointKind::Pulley(j) => PulleyJointDef {
+                ground_anchor_a: j.ground_anchor_a,
+                ground_anchor_b: j.ground_anchor_b,
+                anchor_a: j.anchor_a(body_a),
+                anchor_b: j.anchor_b(body_b),
+                ratio: j.ratio,
+            }
+            .into(),
+            JointKind::Distance(j) => DistanceJointDef {
+                anchor_a: j.anchor_a(body_a),
+                anchor_b: j.anchor_b(body_b),
+                length: Some(j.length),
+                enable_spring: j.enable_spring,
+                hertz: j.hertz,
+                damping_ratio: j.damping_ratio,
+                enable_limit: j.enable_limit,
+                min_length: j.min_length,
+                max_length: j.max_length,
+            }
+            .into(),
+            JointKind::Motor(j) => MotorJointDef {
+                linear_offset: Some(j.linear_offset),
+                angular_offset: Some(j.angular_offset),
+                max_force: j.max_force,
+                max_torque: j.max_torque,
+                correction_factor: j.correction_factor,
+            }
+            .into(),
+            JointKind::Friction(j) => FrictionJointDef {
+                anchor: j.anchor_a(body_a),
+                max_force: j.max_force,
+                max_torque: j.max_torque,
+            }
+            .into(),
+            JointKind::Mouse(j) => MouseJointDef {
+                target: j.target,
+                hertz: j.hertz,
+                damping_ratio: j.damping_ratio,
+                max_force: j.max_force,
+            }
+            .into(),
+        };
+        JointDef {
+            body_a: self.body_a,
+            body_b: self.body_b,
+            collide_connected: self.collide_connected,
+            name: self.name.clone(),
+            kind,
+        }
+    }
+}
+
+/// A number a joint state holds: checked finite on restore, fed to the state hash.
+trait StateValue: Copy {
+    fn is_finite_value(self) -> bool;
+    fn push_bits(self, out: &mut Vec<u32>);
+}
+
+impl StateValue for f32 {
+    fn is_finite_value(self) -> bool {
+        self.is_finite()
+    }
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.push(self.to_bits());
+    }
+}
+
+impl StateValue for Vec2 {
+    fn is_finite_value(self) -> bool {
+        self.is_finite()
+    }
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.push(self.x.to_bits());
+        out.push(self.y.to_bits());
+    }
+}
+
+/// Declares `JointState` (one variant per joint type, fields named like the joint's own)
+/// with `Joint::state`, `Joint::restore_state` and `JointState::bits`.
+macro_rules! joint_states {
+    ($($variant:ident = $type_name:literal { $($field:ident: $ty:ty),* $(,)? }),* $(,)?) => {
+        /// What a joint carries from step to step beyond its definition: the exact local
+        /// anchors, axes, reference angles and lengths computed at creation, the motor joint's
+        /// offsets, the mouse target, and the accumulated impulses that warm start the next
+        /// step. Scene export saves it so that a loaded scene continues bit for bit.
+        #[doc(hidden)]
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum JointState {
+            $($variant { $($field: $ty),* },)*
+        }
+
+        impl JointState {
+            /// The joint type's name (`"revolute"`, ...), as `JointKind::type_name`.
+            pub fn type_name(&self) -> &'static str {
+                match self {
+                    $(JointState::$variant { .. } => $type_name,)*
+                }
+            }
+
+            /// Every number's bits, in field order (for `World::state_hash`).
+            pub(crate) fn bits(&self, out: &mut Vec<u32>) {
+                match self {
+                    $(JointState::$variant { $($field),* } => {
+                        $(StateValue::push_bits(*$field, out);)*
+                    })*
+                }
+            }
+        }
+
+        impl Joint {
+            /// The joint's solver state (see [`JointState`]).
+            #[doc(hidden)]
+            pub fn state(&self) -> JointState {
+                match &self.kind {
+                    $(JointKind::$variant(j) => JointState::$variant { $($field: j.$field),* },)*
+                }
+            }
+
+            /// Put back a saved state. Refused (and nothing changed) when it is of another
+            /// joint type or holds a number that is not finite.
+            pub(crate) fn restore_state(&mut self, state: &JointState) -> PhysicsResult<()> {
+                match (&mut self.kind, state) {
+                    $((JointKind::$variant(j), JointState::$variant { $($field),* }) => {
+                        $(
+                            if !StateValue::is_finite_value(*$field) {
+                                return Err(PhysicsError::new(
+                                    stringify!($field),
+                                    format!("must be finite, got {:?}", $field),
+                                ));
+                            }
+                        )*
+                        $(j.$field = *$field;)*
+                        Ok(())
+                    })*
+                    (kind, state) => Err(PhysicsError::new(
+                        "state",
+                        format!(
+                            "the state of a {} joint cannot be given to a {} joint",
+                            state.type_name(),
+                            kind.type_name()
+                        ),
+                    )),
+                }
+            }
+        }
+    };
+}
+
+joint_states! {
+    Revolute = "revolute" {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        reference_angle: f32,
+        linear_impulse: Vec2,
+        motor_impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Prismatic = "prismatic" {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        local_axis_a: Vec2,
+        reference_angle: f32,
+        impulse: Vec2,
+        motor_impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Wheel = "wheel" {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        local_axis_a: Vec2,
+        perp_impulse: f32,
+        spring_impulse: f32,
+        motor_impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Weld = "weld" {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        reference_angle: f32,
+        linear_impulse: Vec2,
+        angular_impulse: f32,
+    },
+    Angle = "angle" {
+        offset: f32,
+        impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Pulley = "pulley" {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        length_a: f32,
+        length_b: f32,
+        constant: f32,
+        impulse: f32,
+    },
+    Distance = "distance" {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        length: f32,
+        impulse: f32,
+        lower_impulse: f32,
+        upper_impulse: f32,
+    },
+    Motor = "motor" {
+        linear_offset: Vec2,
+        angular_offset: f32,
+        linear_impulse: Vec2,
+        angular_impulse: f32,
+    },
+    Friction = "friction" {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        linear_impulse: Vec2,
+        angular_impulse: f32,
+    },
+    Mouse = "mouse" {
+        target: Vec2,
+        local_anchor_b: Vec2,
+        impulse: Vec2,
+    },
+}
+
+// --------------------------------------------------------------------------------------
 // Helpers shared by the joint files.
 
 /// The two bodies of a joint as one (sub-)step sees them: solver indices, inverse masses
