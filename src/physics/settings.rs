@@ -74,7 +74,8 @@ pub struct SolverSettings {
     /// `accumulateImpulses = false` does: stacks jitter and sink. Default on.
     pub accumulate_impulses: bool,
     /// Apply last step's impulses before iterating. Default on. Off: stacks need many more
-    /// iterations to stand.
+    /// iterations to stand. Contacts are warm started only while `accumulate_impulses` is on
+    /// (as in Box2D-Lite: without accumulation there is no impulse to carry over).
     pub warm_starting: bool,
     /// Baumgarte position correction: a velocity bias pushing penetration back to the slop.
     /// Default on. Off: penetration from round-off and gravity is never removed.

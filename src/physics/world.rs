@@ -1213,7 +1213,7 @@ impl World {
                 .at_mut(j)
                 .warm_start(&mut self.solver_bodies, ctx);
         }
-        if ctx.warm_starting() {
+        if ctx.warm_starting() && ctx.settings.accumulate_impulses {
             warm_start_contacts(&self.constraints, &mut self.solver_bodies);
         }
     }

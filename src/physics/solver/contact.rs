@@ -111,7 +111,11 @@ impl ContactConstraint {
         let tangent = Vec2::new(normal.y, -normal.x);
         let baumgarte = ctx.baumgarte();
         let slop = ctx.settings.allowed_penetration;
-        let warm = ctx.warm_starting();
+        // Warm starting reuses accumulated impulses; with increments clamped one at a time
+        // there is no meaningful accumulated impulse to reuse (Box2D-Lite warm starts only
+        // when it accumulates). Regression: applying the sum of clamped increments fed back
+        // a growing impulse every step and blew stacks apart at 400 m/s.
+        let warm = ctx.warm_starting() && ctx.settings.accumulate_impulses;
         let softness = if index_a == 0 || index_b == 0 {
             ctx.static_softness
         } else {
