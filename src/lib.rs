@@ -8,6 +8,7 @@
 //! - [`scene`]: RON scene files to and from a `World` (no GUI).
 //! - [`commands`]: the headless commands of the `testbed` binary (list, check, run, bench).
 //! - `commands`: the headless commands of the `testbed` binary (list, check, run, bench).
+//! - `lab`: rewind and side-by-side comparison, headless (the window drives it).
 //! - `verdicts`: the hard-scene verdicts, soft step against the classic solver.
 //! - `app`: the interactive testbed, behind the `testbed` feature.
 //!
@@ -17,6 +18,7 @@ pub mod physics;
 pub mod scene;
 
 pub mod commands;
+pub mod lab;
 pub mod verdicts;
 
 #[cfg(feature = "testbed")]
