@@ -87,7 +87,7 @@ impl<S: Replay> History<S> {
     /// older than the span forgotten.
     pub fn record_step(&mut self, state: &S) {
         let now = state.step_count();
-        if now % self.interval == 0 {
+        if now.is_multiple_of(self.interval) {
             self.keyframes.push_back(state.clone());
         }
         let horizon = now.saturating_sub(self.span);
