@@ -20,9 +20,10 @@ use super::settings::{
 };
 use super::shape::{Geometry, Shape, ShapeDef};
 use super::solver::contact::{
-    apply_restitution, solve_contacts, store_impulses, warm_start_contacts, BiasMode,
-    ContactConstraint,
+    apply_restitution, restitution_contact, solve_contact, solve_contacts, store_impulses,
+    warm_start_contact, warm_start_contacts, BiasMode, ContactConstraint,
 };
+use super::solver::contact_simd::WideContacts;
 use super::solver::{SolverBody, StepContext};
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
@@ -111,6 +112,12 @@ pub struct World {
     // Scratch reused every step (no allocation once warmed up).
     solver_bodies: Vec<SolverBody>,
     constraints: Vec<ContactConstraint>,
+    /// Soft step: the constraints coloured and packed four to a SIMD batch.
+    wide_contacts: WideContacts,
+    /// True for a step whose contacts are solved by `wide_contacts` (soft step with
+    /// accumulated impulses); the classic solver and the soft step without accumulation use
+    /// the scalar path.
+    use_wide: bool,
     active_joints: Vec<usize>,
     new_pairs: Vec<(u32, u32)>,
     island_parent: Vec<u32>,
@@ -148,6 +155,8 @@ impl World {
             next_island: 0,
             solver_bodies: Vec::new(),
             constraints: Vec::new(),
+            wide_contacts: WideContacts::default(),
+            use_wide: false,
             active_joints: Vec::new(),
             new_pairs: Vec::new(),
             island_parent: Vec::new(),
@@ -1183,6 +1192,12 @@ impl World {
                 c, ci, body_a, body_b, index_a, index_b, velocities, ctx,
             ));
         }
+        self.use_wide =
+            self.settings.solver == SolverKind::SoftStep && self.settings.accumulate_impulses;
+        if self.use_wide {
+            self.wide_contacts
+                .build(&self.constraints, &self.solver_bodies);
+        }
         self.active_joints.clear();
         let capacity = self.joints.capacity();
         for i in 0..capacity {
@@ -1214,7 +1229,14 @@ impl World {
                 .warm_start(&mut self.solver_bodies, ctx);
         }
         if ctx.warm_starting() && ctx.settings.accumulate_impulses {
-            warm_start_contacts(&self.constraints, &mut self.solver_bodies);
+            if self.use_wide {
+                for &k in self.wide_contacts.overflow() {
+                    warm_start_contact(&self.constraints[k as usize], &mut self.solver_bodies);
+                }
+                self.wide_contacts.warm_start(&mut self.solver_bodies);
+            } else {
+                warm_start_contacts(&self.constraints, &mut self.solver_bodies);
+            }
         }
     }
 
@@ -1227,7 +1249,38 @@ impl World {
                 .at_mut(j)
                 .solve(&mut self.solver_bodies, ctx, use_bias);
         }
-        solve_contacts(&mut self.constraints, &mut self.solver_bodies, ctx, mode);
+        if self.use_wide {
+            for &k in self.wide_contacts.overflow() {
+                let c = &mut self.constraints[k as usize];
+                solve_contact(c, &mut self.solver_bodies, ctx, mode);
+            }
+            self.wide_contacts
+                .solve(&mut self.solver_bodies, ctx, mode == BiasMode::Soft);
+        } else {
+            solve_contacts(&mut self.constraints, &mut self.solver_bodies, ctx, mode);
+        }
+    }
+
+    /// Stage 8: restitution (after the last iteration).
+    fn restitution(&mut self, ctx: &StepContext) {
+        if self.use_wide {
+            for &k in self.wide_contacts.overflow() {
+                let c = &mut self.constraints[k as usize];
+                restitution_contact(c, &mut self.solver_bodies, ctx);
+            }
+            self.wide_contacts
+                .apply_restitution(&mut self.solver_bodies, ctx);
+        } else {
+            apply_restitution(&mut self.constraints, &mut self.solver_bodies, ctx);
+        }
+    }
+
+    /// Stage 9: accumulated impulses back to the contacts for the next warm start.
+    fn store_impulses(&mut self) {
+        if self.use_wide {
+            self.wide_contacts.unpack_impulses(&mut self.constraints);
+        }
+        store_impulses(&self.constraints, &mut self.contacts);
     }
 
     /// Stage 6: move bodies by their velocities (speeds clamped to the engine limits).
@@ -1343,8 +1396,8 @@ impl World {
         self.integrate_positions(h);
         let t2 = Instant::now();
         self.correct_joint_positions(&ctx);
-        apply_restitution(&mut self.constraints, &mut self.solver_bodies, &ctx);
-        store_impulses(&self.constraints, &mut self.contacts);
+        self.restitution(&ctx);
+        self.store_impulses();
         self.store_joint_state();
         self.finalize_bodies();
         let t3 = Instant::now();
@@ -1369,8 +1422,8 @@ impl World {
             integrate_time += ti.elapsed();
             self.iterate(&ctx, BiasMode::Relax);
         }
-        apply_restitution(&mut self.constraints, &mut self.solver_bodies, &ctx);
-        store_impulses(&self.constraints, &mut self.contacts);
+        self.restitution(&ctx);
+        self.store_impulses();
         self.store_joint_state();
         self.finalize_bodies();
         let total = t0.elapsed();
