@@ -20,8 +20,8 @@ use super::settings::{
 };
 use super::shape::{Geometry, Shape, ShapeDef};
 use super::solver::contact::{
-    apply_restitution, restitution_contact, solve_contact, solve_contacts, store_impulses,
-    warm_start_contact, warm_start_contacts, BiasMode, ContactConstraint,
+    apply_restitution, solve_contacts, store_impulses, warm_start_contacts, BiasMode,
+    ContactConstraint,
 };
 use super::solver::contact_simd::WideContacts;
 use super::solver::{SolverBody, StepContext};
@@ -118,6 +118,9 @@ pub struct World {
     /// accumulated impulses); the classic solver and the soft step without accumulation use
     /// the scalar path.
     use_wide: bool,
+    /// Soft step: indices of the contacts with constraints, and their solver body pairs.
+    active_contacts: Vec<u32>,
+    active_pairs: Vec<(u32, u32)>,
     active_joints: Vec<usize>,
     new_pairs: Vec<(u32, u32)>,
     island_parent: Vec<u32>,
@@ -157,6 +160,8 @@ impl World {
             constraints: Vec::new(),
             wide_contacts: WideContacts::default(),
             use_wide: false,
+            active_contacts: Vec::new(),
+            active_pairs: Vec::new(),
             active_joints: Vec::new(),
             new_pairs: Vec::new(),
             island_parent: Vec::new(),
@@ -1174,6 +1179,74 @@ impl World {
 
     /// Stage 3: contact constraints and joints for this (sub-)step.
     fn prepare(&mut self, ctx: &StepContext) {
+        self.use_wide =
+            self.settings.solver == SolverKind::SoftStep && self.settings.accumulate_impulses;
+        if self.use_wide {
+            self.prepare_wide_contacts(ctx);
+        } else {
+            self.prepare_contacts(ctx);
+        }
+        self.prepare_joints(ctx);
+    }
+
+    /// Every touching contact with an awake body and its solver indices (0: static or
+    /// asleep).
+    fn active_contact(&self, ci: usize) -> Option<(usize, usize)> {
+        let c = &self.contacts[ci];
+        if c.manifold.count == 0 {
+            return None;
+        }
+        let body_a = self.bodies.at(c.body_a.index());
+        let body_b = self.bodies.at(c.body_b.index());
+        if !body_a.awake && !body_b.awake {
+            return None;
+        }
+        let index_a = if body_a.awake { body_a.solver_index } else { 0 };
+        let index_b = if body_b.awake { body_b.solver_index } else { 0 };
+        Some((index_a, index_b))
+    }
+
+    /// Stage 3, soft step: colour the contacts and prepare them into SIMD batches; the
+    /// overflow goes to `constraints` for the scalar solver.
+    fn prepare_wide_contacts(&mut self, ctx: &StepContext) {
+        self.constraints.clear();
+        self.active_contacts.clear();
+        self.active_pairs.clear();
+        for ci in 0..self.contacts.len() {
+            if let Some((a, b)) = self.active_contact(ci) {
+                self.active_contacts.push(ci as u32);
+                self.active_pairs.push((a as u32, b as u32));
+            }
+        }
+        let prepare = |k: usize| -> ContactConstraint {
+            let ci = self.active_contacts[k] as usize;
+            let (index_a, index_b) = self.active_pairs[k];
+            let (index_a, index_b) = (index_a as usize, index_b as usize);
+            let c = &self.contacts[ci];
+            let body_a = self.bodies.at(c.body_a.index());
+            let body_b = self.bodies.at(c.body_b.index());
+            let (sa, sb) = (self.solver_bodies[index_a], self.solver_bodies[index_b]);
+            ContactConstraint::prepare(
+                c,
+                ci,
+                body_a,
+                body_b,
+                index_a,
+                index_b,
+                (sa.v, sa.w, sb.v, sb.w),
+                ctx,
+            )
+        };
+        self.wide_contacts
+            .build(&self.active_pairs, &self.solver_bodies, prepare);
+        for k in 0..self.wide_contacts.overflow().len() {
+            let c = prepare(self.wide_contacts.overflow()[k] as usize);
+            self.constraints.push(c);
+        }
+    }
+
+    /// Stage 3, scalar: one constraint per touching contact, in contact order.
+    fn prepare_contacts(&mut self, ctx: &StepContext) {
         self.constraints.clear();
         for (ci, c) in self.contacts.iter().enumerate() {
             if c.manifold.count == 0 {
@@ -1192,12 +1265,10 @@ impl World {
                 c, ci, body_a, body_b, index_a, index_b, velocities, ctx,
             ));
         }
-        self.use_wide =
-            self.settings.solver == SolverKind::SoftStep && self.settings.accumulate_impulses;
-        if self.use_wide {
-            self.wide_contacts
-                .build(&self.constraints, &self.solver_bodies);
-        }
+    }
+
+    /// Stage 3: joints.
+    fn prepare_joints(&mut self, ctx: &StepContext) {
         self.active_joints.clear();
         let capacity = self.joints.capacity();
         for i in 0..capacity {
@@ -1229,13 +1300,10 @@ impl World {
                 .warm_start(&mut self.solver_bodies, ctx);
         }
         if ctx.warm_starting() && ctx.settings.accumulate_impulses {
+            // Scalar constraints (all of them, or the overflow of the coloured ones) first.
+            warm_start_contacts(&self.constraints, &mut self.solver_bodies);
             if self.use_wide {
-                for &k in self.wide_contacts.overflow() {
-                    warm_start_contact(&self.constraints[k as usize], &mut self.solver_bodies);
-                }
                 self.wide_contacts.warm_start(&mut self.solver_bodies);
-            } else {
-                warm_start_contacts(&self.constraints, &mut self.solver_bodies);
             }
         }
     }
@@ -1249,38 +1317,28 @@ impl World {
                 .at_mut(j)
                 .solve(&mut self.solver_bodies, ctx, use_bias);
         }
+        solve_contacts(&mut self.constraints, &mut self.solver_bodies, ctx, mode);
         if self.use_wide {
-            for &k in self.wide_contacts.overflow() {
-                let c = &mut self.constraints[k as usize];
-                solve_contact(c, &mut self.solver_bodies, ctx, mode);
-            }
             self.wide_contacts
                 .solve(&mut self.solver_bodies, ctx, mode == BiasMode::Soft);
-        } else {
-            solve_contacts(&mut self.constraints, &mut self.solver_bodies, ctx, mode);
         }
     }
 
     /// Stage 8: restitution (after the last iteration).
     fn restitution(&mut self, ctx: &StepContext) {
+        apply_restitution(&mut self.constraints, &mut self.solver_bodies, ctx);
         if self.use_wide {
-            for &k in self.wide_contacts.overflow() {
-                let c = &mut self.constraints[k as usize];
-                restitution_contact(c, &mut self.solver_bodies, ctx);
-            }
             self.wide_contacts
                 .apply_restitution(&mut self.solver_bodies, ctx);
-        } else {
-            apply_restitution(&mut self.constraints, &mut self.solver_bodies, ctx);
         }
     }
 
     /// Stage 9: accumulated impulses back to the contacts for the next warm start.
     fn store_impulses(&mut self) {
-        if self.use_wide {
-            self.wide_contacts.unpack_impulses(&mut self.constraints);
-        }
         store_impulses(&self.constraints, &mut self.contacts);
+        if self.use_wide {
+            self.wide_contacts.store_impulses(&mut self.contacts);
+        }
     }
 
     /// Stage 6: move bodies by their velocities (speeds clamped to the engine limits).

@@ -6,8 +6,8 @@
 //! before the normal so non-penetration has the last word, accumulated impulses clamped.
 //!
 //! Layout:
-//! - `contact.rs` prepares one scalar `ContactConstraint` per manifold, as for the classic
-//!   solver. `graph.rs` colours them: within a colour no two constraints share a moving body.
+//! - `graph.rs` colours the contacts by their solver bodies: within a colour no two
+//!   constraints share a moving body.
 //! - Each colour is cut into batches of four (`ContactBatch`); the last batch of a colour is
 //!   padded with empty lanes (static body 0 on both sides, all masses zero: their impulses
 //!   stay exactly zero). Batches are stored colour after colour in one array and solved in
@@ -21,8 +21,10 @@
 //!   inverse masses are zero, so every lane writes back the velocity it read.
 //! - The few constraints the colouring could not place (overflow) are solved by the scalar
 //!   code in `contact.rs`, before the batches, in every pass.
-//! - After the step the accumulated impulses are copied back into the scalar constraints
-//!   (`unpack_impulses`), which store them to the contacts for the next warm start.
+//! - Constraints are prepared by the scalar `ContactConstraint::prepare` one at a time and
+//!   written straight into their lane; only overflow constraints are kept as scalars.
+//! - After the step the accumulated impulses go straight back to the contacts
+//!   (`store_impulses`) for the next warm start.
 //!
 //! Current separation (Box2D v3's anchors-fixed-in-the-body form): with `dp`, `dq` the
 //! bodies' displacement and rotation since prepare,
@@ -37,12 +39,13 @@ use super::contact::ContactConstraint;
 use super::graph::ConstraintGraph;
 use super::wide::{F32x4, Vec2x4};
 use super::{SolverBody, StepContext};
+use crate::physics::contact::Contact;
 
 /// Constraints per batch.
 pub const LANES: usize = 4;
 
 /// One point of four contact constraints.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct PointX4 {
     r_a: Vec2x4,
     r_b: Vec2x4,
@@ -57,7 +60,7 @@ struct PointX4 {
 }
 
 /// Four contact constraints of one colour, struct-of-arrays.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct ContactBatch {
     index_a: [u32; LANES],
     index_b: [u32; LANES],
@@ -72,10 +75,54 @@ pub struct ContactBatch {
     inv_mass_b: F32x4,
     inv_inertia_b: F32x4,
     points: [PointX4; 2],
-    /// Index of each lane's scalar constraint (`u32::MAX` for an empty lane).
-    constraints: [u32; LANES],
+    /// Index of each lane's contact in the world's array (`u32::MAX` for an empty lane).
+    contacts: [u32; LANES],
     /// Any lane with restitution (the restitution pass skips the batch otherwise).
     any_restitution: bool,
+}
+
+impl ContactBatch {
+    /// Four empty lanes.
+    const EMPTY: ContactBatch = ContactBatch {
+        index_a: [0; LANES],
+        index_b: [0; LANES],
+        normal: Vec2x4 {
+            x: F32x4::ZERO,
+            y: F32x4::ZERO,
+        },
+        friction: F32x4::ZERO,
+        restitution: F32x4::ZERO,
+        bias_rate: F32x4::ZERO,
+        mass_scale: F32x4::ZERO,
+        impulse_scale: F32x4::ZERO,
+        inv_mass_a: F32x4::ZERO,
+        inv_inertia_a: F32x4::ZERO,
+        inv_mass_b: F32x4::ZERO,
+        inv_inertia_b: F32x4::ZERO,
+        points: [PointX4::EMPTY; 2],
+        contacts: [u32::MAX; LANES],
+        any_restitution: false,
+    };
+}
+
+impl PointX4 {
+    const EMPTY: PointX4 = PointX4 {
+        r_a: Vec2x4 {
+            x: F32x4::ZERO,
+            y: F32x4::ZERO,
+        },
+        r_b: Vec2x4 {
+            x: F32x4::ZERO,
+            y: F32x4::ZERO,
+        },
+        adjusted_separation: F32x4::ZERO,
+        normal_mass: F32x4::ZERO,
+        tangent_mass: F32x4::ZERO,
+        normal_impulse: F32x4::ZERO,
+        tangent_impulse: F32x4::ZERO,
+        max_normal_impulse: F32x4::ZERO,
+        relative_velocity: F32x4::ZERO,
+    };
 }
 
 /// The velocities of four bodies, one per lane; `dp`, `dq` only in the solve pass.
@@ -156,62 +203,42 @@ impl ContactBatch {
         b.w += self.inv_inertia_b * (r_b.x * p.y - r_b.y * p.x);
     }
 
-    /// Pack up to four scalar constraints (indices `chunk`) into lanes.
-    fn pack(chunk: &[u32], constraints: &[ContactConstraint], bodies: &[SolverBody]) -> Self {
-        let lane = |f: &dyn Fn(&ContactConstraint) -> f32| -> F32x4 {
-            F32x4::from_array(std::array::from_fn(|l| {
-                chunk.get(l).map_or(0.0, |&k| f(&constraints[k as usize]))
-            }))
-        };
-        let index = |f: &dyn Fn(&ContactConstraint) -> usize| -> [u32; LANES] {
-            std::array::from_fn(|l| {
-                chunk
-                    .get(l)
-                    .map_or(0, |&k| f(&constraints[k as usize]) as u32)
-            })
-        };
-        let point = |i: usize| PointX4 {
-            r_a: Vec2x4 {
-                x: lane(&|c| c.points[i].r_a.x),
-                y: lane(&|c| c.points[i].r_a.y),
-            },
-            r_b: Vec2x4 {
-                x: lane(&|c| c.points[i].r_b.x),
-                y: lane(&|c| c.points[i].r_b.y),
-            },
-            adjusted_separation: lane(&|c| {
-                let p = &c.points[i];
-                p.separation - c.normal.dot(p.r_b - p.r_a)
-            }),
-            normal_mass: lane(&|c| c.points[i].normal_mass),
-            tangent_mass: lane(&|c| c.points[i].tangent_mass),
-            normal_impulse: lane(&|c| c.points[i].normal_impulse),
-            tangent_impulse: lane(&|c| c.points[i].tangent_impulse),
-            max_normal_impulse: lane(&|c| c.points[i].max_normal_impulse),
-            relative_velocity: lane(&|c| c.points[i].relative_velocity),
-        };
-        ContactBatch {
-            index_a: index(&|c| c.index_a),
-            index_b: index(&|c| c.index_b),
-            normal: Vec2x4 {
-                x: lane(&|c| c.normal.x),
-                y: lane(&|c| c.normal.y),
-            },
-            friction: lane(&|c| c.friction),
-            restitution: lane(&|c| c.restitution),
-            bias_rate: lane(&|c| c.softness.bias_rate),
-            mass_scale: lane(&|c| c.softness.mass_scale),
-            impulse_scale: lane(&|c| c.softness.impulse_scale),
-            inv_mass_a: lane(&|c| bodies[c.index_a].inv_mass),
-            inv_inertia_a: lane(&|c| bodies[c.index_a].inv_inertia),
-            inv_mass_b: lane(&|c| bodies[c.index_b].inv_mass),
-            inv_inertia_b: lane(&|c| bodies[c.index_b].inv_inertia),
-            points: [point(0), point(1)],
-            constraints: std::array::from_fn(|l| chunk.get(l).copied().unwrap_or(u32::MAX)),
-            any_restitution: chunk
-                .iter()
-                .any(|&k| constraints[k as usize].restitution != 0.0),
+    /// Write a prepared scalar constraint into lane `l`.
+    fn set_lane(&mut self, l: usize, c: &ContactConstraint, bodies: &[SolverBody]) {
+        fn set(x: &mut F32x4, l: usize, value: f32) {
+            x.set_lane(l, value);
         }
+        self.index_a[l] = c.index_a as u32;
+        self.index_b[l] = c.index_b as u32;
+        self.contacts[l] = c.contact as u32;
+        set(&mut self.normal.x, l, c.normal.x);
+        set(&mut self.normal.y, l, c.normal.y);
+        set(&mut self.friction, l, c.friction);
+        set(&mut self.restitution, l, c.restitution);
+        set(&mut self.bias_rate, l, c.softness.bias_rate);
+        set(&mut self.mass_scale, l, c.softness.mass_scale);
+        set(&mut self.impulse_scale, l, c.softness.impulse_scale);
+        let (body_a, body_b) = (&bodies[c.index_a], &bodies[c.index_b]);
+        set(&mut self.inv_mass_a, l, body_a.inv_mass);
+        set(&mut self.inv_inertia_a, l, body_a.inv_inertia);
+        set(&mut self.inv_mass_b, l, body_b.inv_mass);
+        set(&mut self.inv_inertia_b, l, body_b.inv_inertia);
+        // Unused points of a one-point manifold are all zeros: their impulses stay zero.
+        for (p, cp) in self.points.iter_mut().zip(&c.points) {
+            set(&mut p.r_a.x, l, cp.r_a.x);
+            set(&mut p.r_a.y, l, cp.r_a.y);
+            set(&mut p.r_b.x, l, cp.r_b.x);
+            set(&mut p.r_b.y, l, cp.r_b.y);
+            let adjusted = cp.separation - c.normal.dot(cp.r_b - cp.r_a);
+            set(&mut p.adjusted_separation, l, adjusted);
+            set(&mut p.normal_mass, l, cp.normal_mass);
+            set(&mut p.tangent_mass, l, cp.tangent_mass);
+            set(&mut p.normal_impulse, l, cp.normal_impulse);
+            set(&mut p.tangent_impulse, l, cp.tangent_impulse);
+            set(&mut p.max_normal_impulse, l, cp.max_normal_impulse);
+            set(&mut p.relative_velocity, l, cp.relative_velocity);
+        }
+        self.any_restitution |= c.restitution != 0.0;
     }
 }
 
@@ -223,23 +250,33 @@ pub struct WideContacts {
 }
 
 impl WideContacts {
-    /// Colour the prepared constraints and pack them into batches.
-    pub fn build(&mut self, constraints: &[ContactConstraint], bodies: &[SolverBody]) {
+    /// Colour the constraints given by their solver body pairs `(index_a, index_b)`, then
+    /// fill the batches colour by colour: `prepare(k)` builds constraint `k` (its position
+    /// in `pairs`). Constraints that fit no colour are left out: see `overflow`.
+    pub fn build(
+        &mut self,
+        pairs: &[(u32, u32)],
+        bodies: &[SolverBody],
+        mut prepare: impl FnMut(usize) -> ContactConstraint,
+    ) {
         self.graph.color(
             bodies.len(),
-            constraints.iter().map(|c| (c.index_a, c.index_b)),
+            pairs.iter().map(|&(a, b)| (a as usize, b as usize)),
             |i| bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0,
         );
         self.batches.clear();
         for list in &self.graph.colors {
             for chunk in list.chunks(LANES) {
-                self.batches
-                    .push(ContactBatch::pack(chunk, constraints, bodies));
+                let mut batch = ContactBatch::EMPTY;
+                for (l, &k) in chunk.iter().enumerate() {
+                    batch.set_lane(l, &prepare(k as usize), bodies);
+                }
+                self.batches.push(batch);
             }
         }
     }
 
-    /// Indices of the constraints the scalar solver handles (ascending).
+    /// Positions in `pairs` of the constraints the scalar solver handles (ascending).
     pub fn overflow(&self) -> &[u32] {
         &self.graph.overflow
     }
@@ -377,21 +414,22 @@ impl WideContacts {
         }
     }
 
-    /// Copy the batches' accumulated impulses back into their scalar constraints.
-    pub fn unpack_impulses(&self, constraints: &mut [ContactConstraint]) {
+    /// Copy the accumulated impulses to the contacts for the next warm start.
+    pub fn store_impulses(&self, contacts: &mut [Contact]) {
         for batch in &self.batches {
             for (i, p) in batch.points.iter().enumerate() {
                 let normal = p.normal_impulse.to_array();
                 let tangent = p.tangent_impulse.to_array();
                 let max_normal = p.max_normal_impulse.to_array();
-                for (l, &k) in batch.constraints.iter().enumerate() {
+                for (l, &k) in batch.contacts.iter().enumerate() {
                     if k == u32::MAX {
                         continue;
                     }
-                    let cp = &mut constraints[k as usize].points[i];
-                    cp.normal_impulse = normal[l];
-                    cp.tangent_impulse = tangent[l];
-                    cp.max_normal_impulse = max_normal[l];
+                    if let Some(mp) = contacts[k as usize].manifold.points_mut().get_mut(i) {
+                        mp.normal_impulse = normal[l];
+                        mp.tangent_impulse = tangent[l];
+                        mp.max_normal_impulse = max_normal[l];
+                    }
                 }
             }
         }

@@ -39,6 +39,17 @@ pub struct F32x4(__m128);
 #[repr(C, align(16))]
 pub struct F32x4([f32; 4]);
 
+impl F32x4 {
+    /// Overwrite lane `l` (0..4) in memory, leaving the others alone (for packing).
+    #[inline(always)]
+    pub fn set_lane(&mut self, l: usize, value: f32) {
+        assert!(l < 4, "lane {l} of 4");
+        // SAFETY: both representations are 16 bytes of four `f32` in lane order, and
+        // `l < 4` keeps the write inside them.
+        unsafe { (self as *mut F32x4 as *mut f32).add(l).write(value) }
+    }
+}
+
 impl Default for F32x4 {
     fn default() -> Self {
         F32x4::ZERO
