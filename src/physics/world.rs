@@ -14,9 +14,9 @@ use super::handle::Arena;
 use super::joint::{Joint, JointDef, JointKind, JointState};
 use super::math::{is_finite_vec, Aabb, Transform, Vec2};
 use super::settings::{
-    SolverKind, SolverSettings, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION,
-    MAX_LINEAR_CORRECTION, MAX_ROTATION_SPEED, MAX_SPECULATIVE_DISTANCE, MAX_TRANSLATION_SPEED,
-    SPECULATIVE_DISTANCE,
+    SolverKind, SolverSettings, FAT_BOX_PREDICTION_STEPS, JOINT_POSITION_ITERATIONS,
+    MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION, MAX_ROTATION_SPEED, MAX_SPECULATIVE_DISTANCE,
+    MAX_TRANSLATION_SPEED, SPECULATIVE_DISTANCE,
 };
 use super::shape::{Geometry, Shape, ShapeDef};
 use super::solver::contact::{
@@ -1021,7 +1021,15 @@ impl World {
                     aabb.max.max(aabb.max + sweep),
                 )
                 .extended(SPECULATIVE_DISTANCE);
-                self.broad_phase.move_proxy(shape.proxy, swept);
+                // When the box must move, make room for a few more steps of the same motion.
+                let ahead = FAT_BOX_PREDICTION_STEPS * sweep;
+                let predicted = Aabb::new(
+                    aabb.min.min(aabb.min + ahead),
+                    aabb.max.max(aabb.max + ahead),
+                )
+                .extended(SPECULATIVE_DISTANCE);
+                self.broad_phase
+                    .move_proxy_predicted(shape.proxy, swept, predicted);
             }
         }
         self.broad_phase.update_pairs(&mut self.new_pairs);
