@@ -11,6 +11,7 @@ use super::contact::{mix_friction, mix_restitution, pair_key, Contact};
 use super::debug_draw::{Color, DebugDraw, DrawFlags};
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
+use super::joint::revolute::RevoluteRow;
 use super::joint::{Joint, JointDef, JointKind, JointState};
 use super::math::{is_finite_vec, Aabb, Transform, Vec2};
 use super::settings::{
@@ -24,7 +25,8 @@ use super::solver::contact::{
     ContactConstraint,
 };
 use super::solver::contact_simd::WideContacts;
-use super::solver::{SolverBody, StepContext};
+use super::solver::graph::ConstraintGraph;
+use super::solver::{Softness, SolverBody, StepContext};
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
 /// Counts and timings of the last step. Times in milliseconds.
@@ -122,6 +124,13 @@ pub struct World {
     active_contacts: Vec<u32>,
     active_pairs: Vec<(u32, u32)>,
     active_joints: Vec<usize>,
+    /// Soft step: the free revolute joints among `active_joints`, laid out for the solver,
+    /// and the slots of the others (solved through `Joint`). Classic: every active joint is
+    /// in `scalar_joints`.
+    revolute_rows: Vec<RevoluteRow>,
+    scalar_joints: Vec<usize>,
+    joint_graph: ConstraintGraph,
+    row_scratch: Vec<RevoluteRow>,
     new_pairs: Vec<(u32, u32)>,
     island_parent: Vec<u32>,
     island_min_sleep: Vec<f32>,
@@ -163,6 +172,10 @@ impl World {
             active_contacts: Vec::new(),
             active_pairs: Vec::new(),
             active_joints: Vec::new(),
+            revolute_rows: Vec::new(),
+            scalar_joints: Vec::new(),
+            joint_graph: ConstraintGraph::default(),
+            row_scratch: Vec::new(),
             new_pairs: Vec::new(),
             island_parent: Vec::new(),
             island_min_sleep: Vec::new(),
@@ -1102,16 +1115,17 @@ impl World {
 
     /// Create the contact for a new broad-phase pair when the shapes may collide.
     fn try_add_contact(&mut self, shape_index_a: usize, shape_index_b: usize) {
-        let key = pair_key(shape_index_a, shape_index_b);
-        if self.pair_keys.contains(&key) {
-            return;
-        }
+        // The cheap shape tests first: most reported pairs are old contacts or filtered out.
         let shape_a = self.shapes.at(shape_index_a);
         let shape_b = self.shapes.at(shape_index_b);
         if shape_a.body == shape_b.body
             || !shape_a.filter.should_collide(&shape_b.filter)
             || !collision::can_collide(&shape_a.geometry, &shape_b.geometry)
         {
+            return;
+        }
+        let key = pair_key(shape_index_a, shape_index_b);
+        if self.pair_keys.contains(&key) {
             return;
         }
         let body_a = self.bodies.at(shape_a.body.index());
@@ -1298,11 +1312,55 @@ impl World {
             joint.prepare(body_a, body_b, ctx);
             self.active_joints.push(i);
         }
+        // Soft step: free pins go to the compact rows (see `RevoluteRow`).
+        self.revolute_rows.clear();
+        self.scalar_joints.clear();
+        let soft = self.settings.solver == SolverKind::SoftStep;
+        for &i in &self.active_joints {
+            let row = match &self.joints.at(i).kind {
+                JointKind::Revolute(r) if soft => RevoluteRow::of(r, i),
+                _ => None,
+            };
+            match row {
+                Some(row) => self.revolute_rows.push(row),
+                None => self.scalar_joints.push(i),
+            }
+        }
+        self.order_revolute_rows();
+    }
+
+    /// Put the revolute rows in graph-colour order (overflow first, then colour 0, 1, ...).
+    /// Consecutive rows of one colour share no moving body, so the processor can work on
+    /// several at once instead of waiting for each row's velocities to be stored and
+    /// reloaded by the next (a joint grid is one long dependency chain in creation order).
+    fn order_revolute_rows(&mut self) {
+        if self.revolute_rows.len() < 2 {
+            return;
+        }
+        let bodies = &self.solver_bodies;
+        self.joint_graph.color(
+            bodies.len(),
+            self.revolute_rows
+                .iter()
+                .map(|r| (r.index_a as usize, r.index_b as usize)),
+            |i| bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0,
+        );
+        self.row_scratch.clear();
+        let graph = &self.joint_graph;
+        for &k in graph.overflow.iter().chain(graph.colors.iter().flatten()) {
+            self.row_scratch.push(self.revolute_rows[k as usize]);
+        }
+        std::mem::swap(&mut self.revolute_rows, &mut self.row_scratch);
     }
 
     /// Stage 4.
     fn warm_start(&mut self, ctx: &StepContext) {
-        for &j in &self.active_joints {
+        if ctx.warm_starting() {
+            for row in &self.revolute_rows {
+                row.warm_start(&mut self.solver_bodies);
+            }
+        }
+        for &j in &self.scalar_joints {
             self.joints
                 .at_mut(j)
                 .warm_start(&mut self.solver_bodies, ctx);
@@ -1320,7 +1378,15 @@ impl World {
     /// no bias here: their position error is removed by `correct_joint_positions`.
     fn iterate(&mut self, ctx: &StepContext, mode: BiasMode) {
         let use_bias = mode != BiasMode::Relax;
-        for &j in &self.active_joints {
+        let row_softness = if use_bias {
+            ctx.joint_softness
+        } else {
+            Softness::RIGID
+        };
+        for row in &mut self.revolute_rows {
+            row.solve(&mut self.solver_bodies, row_softness);
+        }
+        for &j in &self.scalar_joints {
             self.joints
                 .at_mut(j)
                 .solve(&mut self.solver_bodies, ctx, use_bias);
@@ -1497,9 +1563,15 @@ impl World {
         self.stats.integrate_ms += integrate_time.as_secs_f32() * 1000.0;
     }
 
-    /// Joints keep their accumulated impulses in themselves; nothing to copy. Kept as the
-    /// named stage so the pipeline reads like its documentation.
-    fn store_joint_state(&mut self) {}
+    /// Joints keep their accumulated impulses in themselves, except the soft step's compact
+    /// revolute rows, which copy theirs back here.
+    fn store_joint_state(&mut self) {
+        for row in &self.revolute_rows {
+            if let JointKind::Revolute(r) = &mut self.joints.at_mut(row.joint as usize).kind {
+                r.linear_impulse = row.linear_impulse;
+            }
+        }
+    }
 
     /// Islands of still bodies fall asleep together (union-find over touching contacts and
     /// joints between awake non-static bodies).
