@@ -7,6 +7,7 @@ pub use glam::Vec2;
 
 /// A rotation stored as its cosine and sine, so rotating a vector costs four multiplies.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub struct Rot {
     pub c: f32,
     pub s: f32,

@@ -14,6 +14,13 @@ pub const LINEAR_SLOP: f32 = 0.005;
 /// re-insert proxies (0.1). Larger: more candidate pairs; smaller: more tree updates.
 pub const AABB_MARGIN: f32 = 0.1;
 
+/// Steps of motion, at the current velocity, that a moving shape's new broad-phase box
+/// covers when it is re-inserted (4). A shape moving steadily then stays inside its box for
+/// several steps instead of being re-inserted every step once its speed exceeds
+/// `AABB_MARGIN` per step. Larger: longer boxes, more candidate pairs for fast shapes;
+/// smaller: more tree updates.
+pub const FAT_BOX_PREDICTION_STEPS: f32 = 4.0;
+
 /// Base speculative distance, metres (4 * LINEAR_SLOP): contact points are kept while the
 /// shapes are this close even if not touching, plus the distance the pair can close in one
 /// step. Smaller: fast bodies may tunnel; larger: more (harmless) contact points.

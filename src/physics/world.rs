@@ -11,19 +11,22 @@ use super::contact::{mix_friction, mix_restitution, pair_key, Contact};
 use super::debug_draw::{Color, DebugDraw, DrawFlags};
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
+use super::joint::revolute::RevoluteRow;
 use super::joint::{Joint, JointDef, JointKind, JointState};
 use super::math::{is_finite_vec, Aabb, Transform, Vec2};
 use super::settings::{
-    SolverKind, SolverSettings, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION,
-    MAX_LINEAR_CORRECTION, MAX_ROTATION_SPEED, MAX_SPECULATIVE_DISTANCE, MAX_TRANSLATION_SPEED,
-    SPECULATIVE_DISTANCE,
+    SolverKind, SolverSettings, FAT_BOX_PREDICTION_STEPS, JOINT_POSITION_ITERATIONS,
+    MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION, MAX_ROTATION_SPEED, MAX_SPECULATIVE_DISTANCE,
+    MAX_TRANSLATION_SPEED, SPECULATIVE_DISTANCE,
 };
 use super::shape::{Geometry, Shape, ShapeDef};
 use super::solver::contact::{
     apply_restitution, solve_contacts, store_impulses, warm_start_contacts, BiasMode,
     ContactConstraint,
 };
-use super::solver::{SolverBody, StepContext};
+use super::solver::contact_simd::WideContacts;
+use super::solver::graph::ConstraintGraph;
+use super::solver::{Softness, SolverBody, StepContext};
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
 /// Counts and timings of the last step. Times in milliseconds.
@@ -111,7 +114,23 @@ pub struct World {
     // Scratch reused every step (no allocation once warmed up).
     solver_bodies: Vec<SolverBody>,
     constraints: Vec<ContactConstraint>,
+    /// Soft step: the constraints coloured and packed four to a SIMD batch.
+    wide_contacts: WideContacts,
+    /// True for a step whose contacts are solved by `wide_contacts` (soft step with
+    /// accumulated impulses); the classic solver and the soft step without accumulation use
+    /// the scalar path.
+    use_wide: bool,
+    /// Soft step: indices of the contacts with constraints, and their solver body pairs.
+    active_contacts: Vec<u32>,
+    active_pairs: Vec<(u32, u32)>,
     active_joints: Vec<usize>,
+    /// Soft step: the free revolute joints among `active_joints`, laid out for the solver,
+    /// and the slots of the others (solved through `Joint`). Classic: every active joint is
+    /// in `scalar_joints`.
+    revolute_rows: Vec<RevoluteRow>,
+    scalar_joints: Vec<usize>,
+    joint_graph: ConstraintGraph,
+    row_scratch: Vec<RevoluteRow>,
     new_pairs: Vec<(u32, u32)>,
     island_parent: Vec<u32>,
     island_min_sleep: Vec<f32>,
@@ -148,7 +167,15 @@ impl World {
             next_island: 0,
             solver_bodies: Vec::new(),
             constraints: Vec::new(),
+            wide_contacts: WideContacts::default(),
+            use_wide: false,
+            active_contacts: Vec::new(),
+            active_pairs: Vec::new(),
             active_joints: Vec::new(),
+            revolute_rows: Vec::new(),
+            scalar_joints: Vec::new(),
+            joint_graph: ConstraintGraph::default(),
+            row_scratch: Vec::new(),
             new_pairs: Vec::new(),
             island_parent: Vec::new(),
             island_min_sleep: Vec::new(),
@@ -1007,7 +1034,15 @@ impl World {
                     aabb.max.max(aabb.max + sweep),
                 )
                 .extended(SPECULATIVE_DISTANCE);
-                self.broad_phase.move_proxy(shape.proxy, swept);
+                // When the box must move, make room for a few more steps of the same motion.
+                let ahead = FAT_BOX_PREDICTION_STEPS * sweep;
+                let predicted = Aabb::new(
+                    aabb.min.min(aabb.min + ahead),
+                    aabb.max.max(aabb.max + ahead),
+                )
+                .extended(SPECULATIVE_DISTANCE);
+                self.broad_phase
+                    .move_proxy_predicted(shape.proxy, swept, predicted);
             }
         }
         self.broad_phase.update_pairs(&mut self.new_pairs);
@@ -1080,16 +1115,17 @@ impl World {
 
     /// Create the contact for a new broad-phase pair when the shapes may collide.
     fn try_add_contact(&mut self, shape_index_a: usize, shape_index_b: usize) {
-        let key = pair_key(shape_index_a, shape_index_b);
-        if self.pair_keys.contains(&key) {
-            return;
-        }
+        // The cheap shape tests first: most reported pairs are old contacts or filtered out.
         let shape_a = self.shapes.at(shape_index_a);
         let shape_b = self.shapes.at(shape_index_b);
         if shape_a.body == shape_b.body
             || !shape_a.filter.should_collide(&shape_b.filter)
             || !collision::can_collide(&shape_a.geometry, &shape_b.geometry)
         {
+            return;
+        }
+        let key = pair_key(shape_index_a, shape_index_b);
+        if self.pair_keys.contains(&key) {
             return;
         }
         let body_a = self.bodies.at(shape_a.body.index());
@@ -1165,6 +1201,74 @@ impl World {
 
     /// Stage 3: contact constraints and joints for this (sub-)step.
     fn prepare(&mut self, ctx: &StepContext) {
+        self.use_wide =
+            self.settings.solver == SolverKind::SoftStep && self.settings.accumulate_impulses;
+        if self.use_wide {
+            self.prepare_wide_contacts(ctx);
+        } else {
+            self.prepare_contacts(ctx);
+        }
+        self.prepare_joints(ctx);
+    }
+
+    /// Every touching contact with an awake body and its solver indices (0: static or
+    /// asleep).
+    fn active_contact(&self, ci: usize) -> Option<(usize, usize)> {
+        let c = &self.contacts[ci];
+        if c.manifold.count == 0 {
+            return None;
+        }
+        let body_a = self.bodies.at(c.body_a.index());
+        let body_b = self.bodies.at(c.body_b.index());
+        if !body_a.awake && !body_b.awake {
+            return None;
+        }
+        let index_a = if body_a.awake { body_a.solver_index } else { 0 };
+        let index_b = if body_b.awake { body_b.solver_index } else { 0 };
+        Some((index_a, index_b))
+    }
+
+    /// Stage 3, soft step: colour the contacts and prepare them into SIMD batches; the
+    /// overflow goes to `constraints` for the scalar solver.
+    fn prepare_wide_contacts(&mut self, ctx: &StepContext) {
+        self.constraints.clear();
+        self.active_contacts.clear();
+        self.active_pairs.clear();
+        for ci in 0..self.contacts.len() {
+            if let Some((a, b)) = self.active_contact(ci) {
+                self.active_contacts.push(ci as u32);
+                self.active_pairs.push((a as u32, b as u32));
+            }
+        }
+        let prepare = |k: usize| -> ContactConstraint {
+            let ci = self.active_contacts[k] as usize;
+            let (index_a, index_b) = self.active_pairs[k];
+            let (index_a, index_b) = (index_a as usize, index_b as usize);
+            let c = &self.contacts[ci];
+            let body_a = self.bodies.at(c.body_a.index());
+            let body_b = self.bodies.at(c.body_b.index());
+            let (sa, sb) = (self.solver_bodies[index_a], self.solver_bodies[index_b]);
+            ContactConstraint::prepare(
+                c,
+                ci,
+                body_a,
+                body_b,
+                index_a,
+                index_b,
+                (sa.v, sa.w, sb.v, sb.w),
+                ctx,
+            )
+        };
+        self.wide_contacts
+            .build(&self.active_pairs, &self.solver_bodies, prepare);
+        for k in 0..self.wide_contacts.overflow().len() {
+            let c = prepare(self.wide_contacts.overflow()[k] as usize);
+            self.constraints.push(c);
+        }
+    }
+
+    /// Stage 3, scalar: one constraint per touching contact, in contact order.
+    fn prepare_contacts(&mut self, ctx: &StepContext) {
         self.constraints.clear();
         for (ci, c) in self.contacts.iter().enumerate() {
             if c.manifold.count == 0 {
@@ -1183,6 +1287,10 @@ impl World {
                 c, ci, body_a, body_b, index_a, index_b, velocities, ctx,
             ));
         }
+    }
+
+    /// Stage 3: joints.
+    fn prepare_joints(&mut self, ctx: &StepContext) {
         self.active_joints.clear();
         let capacity = self.joints.capacity();
         for i in 0..capacity {
@@ -1204,17 +1312,65 @@ impl World {
             joint.prepare(body_a, body_b, ctx);
             self.active_joints.push(i);
         }
+        // Soft step: free pins go to the compact rows (see `RevoluteRow`).
+        self.revolute_rows.clear();
+        self.scalar_joints.clear();
+        let soft = self.settings.solver == SolverKind::SoftStep;
+        for &i in &self.active_joints {
+            let row = match &self.joints.at(i).kind {
+                JointKind::Revolute(r) if soft => RevoluteRow::of(r, i),
+                _ => None,
+            };
+            match row {
+                Some(row) => self.revolute_rows.push(row),
+                None => self.scalar_joints.push(i),
+            }
+        }
+        self.order_revolute_rows();
+    }
+
+    /// Put the revolute rows in graph-colour order (overflow first, then colour 0, 1, ...).
+    /// Consecutive rows of one colour share no moving body, so the processor can work on
+    /// several at once instead of waiting for each row's velocities to be stored and
+    /// reloaded by the next (a joint grid is one long dependency chain in creation order).
+    fn order_revolute_rows(&mut self) {
+        if self.revolute_rows.len() < 2 {
+            return;
+        }
+        let bodies = &self.solver_bodies;
+        self.joint_graph.color(
+            bodies.len(),
+            self.revolute_rows
+                .iter()
+                .map(|r| (r.index_a as usize, r.index_b as usize)),
+            |i| bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0,
+        );
+        self.row_scratch.clear();
+        let graph = &self.joint_graph;
+        for &k in graph.overflow.iter().chain(graph.colors.iter().flatten()) {
+            self.row_scratch.push(self.revolute_rows[k as usize]);
+        }
+        std::mem::swap(&mut self.revolute_rows, &mut self.row_scratch);
     }
 
     /// Stage 4.
     fn warm_start(&mut self, ctx: &StepContext) {
-        for &j in &self.active_joints {
+        if ctx.warm_starting() {
+            for row in &self.revolute_rows {
+                row.warm_start(&mut self.solver_bodies);
+            }
+        }
+        for &j in &self.scalar_joints {
             self.joints
                 .at_mut(j)
                 .warm_start(&mut self.solver_bodies, ctx);
         }
         if ctx.warm_starting() && ctx.settings.accumulate_impulses {
+            // Scalar constraints (all of them, or the overflow of the coloured ones) first.
             warm_start_contacts(&self.constraints, &mut self.solver_bodies);
+            if self.use_wide {
+                self.wide_contacts.warm_start(&mut self.solver_bodies);
+            }
         }
     }
 
@@ -1222,12 +1378,41 @@ impl World {
     /// no bias here: their position error is removed by `correct_joint_positions`.
     fn iterate(&mut self, ctx: &StepContext, mode: BiasMode) {
         let use_bias = mode != BiasMode::Relax;
-        for &j in &self.active_joints {
+        let row_softness = if use_bias {
+            ctx.joint_softness
+        } else {
+            Softness::RIGID
+        };
+        for row in &mut self.revolute_rows {
+            row.solve(&mut self.solver_bodies, row_softness);
+        }
+        for &j in &self.scalar_joints {
             self.joints
                 .at_mut(j)
                 .solve(&mut self.solver_bodies, ctx, use_bias);
         }
         solve_contacts(&mut self.constraints, &mut self.solver_bodies, ctx, mode);
+        if self.use_wide {
+            self.wide_contacts
+                .solve(&mut self.solver_bodies, ctx, mode == BiasMode::Soft);
+        }
+    }
+
+    /// Stage 8: restitution (after the last iteration).
+    fn restitution(&mut self, ctx: &StepContext) {
+        apply_restitution(&mut self.constraints, &mut self.solver_bodies, ctx);
+        if self.use_wide {
+            self.wide_contacts
+                .apply_restitution(&mut self.solver_bodies, ctx);
+        }
+    }
+
+    /// Stage 9: accumulated impulses back to the contacts for the next warm start.
+    fn store_impulses(&mut self) {
+        store_impulses(&self.constraints, &mut self.contacts);
+        if self.use_wide {
+            self.wide_contacts.store_impulses(&mut self.contacts);
+        }
     }
 
     /// Stage 6: move bodies by their velocities (speeds clamped to the engine limits).
@@ -1343,8 +1528,8 @@ impl World {
         self.integrate_positions(h);
         let t2 = Instant::now();
         self.correct_joint_positions(&ctx);
-        apply_restitution(&mut self.constraints, &mut self.solver_bodies, &ctx);
-        store_impulses(&self.constraints, &mut self.contacts);
+        self.restitution(&ctx);
+        self.store_impulses();
         self.store_joint_state();
         self.finalize_bodies();
         let t3 = Instant::now();
@@ -1369,8 +1554,8 @@ impl World {
             integrate_time += ti.elapsed();
             self.iterate(&ctx, BiasMode::Relax);
         }
-        apply_restitution(&mut self.constraints, &mut self.solver_bodies, &ctx);
-        store_impulses(&self.constraints, &mut self.contacts);
+        self.restitution(&ctx);
+        self.store_impulses();
         self.store_joint_state();
         self.finalize_bodies();
         let total = t0.elapsed();
@@ -1378,9 +1563,15 @@ impl World {
         self.stats.integrate_ms += integrate_time.as_secs_f32() * 1000.0;
     }
 
-    /// Joints keep their accumulated impulses in themselves; nothing to copy. Kept as the
-    /// named stage so the pipeline reads like its documentation.
-    fn store_joint_state(&mut self) {}
+    /// Joints keep their accumulated impulses in themselves, except the soft step's compact
+    /// revolute rows, which copy theirs back here.
+    fn store_joint_state(&mut self) {
+        for row in &self.revolute_rows {
+            if let JointKind::Revolute(r) = &mut self.joints.at_mut(row.joint as usize).kind {
+                r.linear_impulse = row.linear_impulse;
+            }
+        }
+    }
 
     /// Islands of still bodies fall asleep together (union-find over touching contacts and
     /// joints between awake non-static bodies).

@@ -124,6 +124,14 @@ impl BroadPhase {
     /// re-inserted with a new fat box and buffered, and this returns true. A static proxy is
     /// re-inserted whenever its box changes at all.
     pub fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb) -> bool {
+        self.move_proxy_predicted(proxy, aabb, aabb)
+    }
+
+    /// `move_proxy` for a moving proxy whose motion is known: when `aabb` has left the fat
+    /// box, the new fat box is `predicted` (a box containing `aabb` and where the shape is
+    /// expected to go) grown by `AABB_MARGIN`, so that a shape moving steadily is re-inserted
+    /// once every few steps instead of every step.
+    pub fn move_proxy_predicted(&mut self, proxy: ProxyId, aabb: Aabb, predicted: Aabb) -> bool {
         let (kind, id) = (proxy.kind(), proxy.tree_id());
         let tree = &mut self.trees[kind.index()];
         let fat = tree.fat_aabb(id);
@@ -131,7 +139,7 @@ impl BroadPhase {
             ProxyKind::Static if fat == aabb => return false,
             ProxyKind::Static => aabb,
             ProxyKind::Moving if fat.contains(&aabb) => return false,
-            ProxyKind::Moving => aabb.extended(AABB_MARGIN),
+            ProxyKind::Moving => predicted.union(&aabb).extended(AABB_MARGIN),
         };
         tree.move_proxy(id, stored);
         self.buffer_move(proxy);

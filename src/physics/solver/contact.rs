@@ -233,14 +233,19 @@ fn relative_velocity(body_a: &SolverBody, body_b: &SolverBody, r_a: Vec2, r_b: V
 /// Apply last step's impulses (already zeroed in prepare when warm starting is off).
 pub fn warm_start_contacts(constraints: &[ContactConstraint], bodies: &mut [SolverBody]) {
     for c in constraints {
-        let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
-        let tangent = Vec2::new(c.normal.y, -c.normal.x);
-        for cp in &c.points[..c.count] {
-            let p = cp.normal_impulse * c.normal + cp.tangent_impulse * tangent;
-            apply(&mut body_a, &mut body_b, cp.r_a, cp.r_b, p);
-        }
-        store(bodies, c.index_a, c.index_b, &body_a, &body_b);
+        warm_start_contact(c, bodies);
     }
+}
+
+/// Warm start one constraint.
+pub fn warm_start_contact(c: &ContactConstraint, bodies: &mut [SolverBody]) {
+    let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
+    let tangent = Vec2::new(c.normal.y, -c.normal.x);
+    for cp in &c.points[..c.count] {
+        let p = cp.normal_impulse * c.normal + cp.tangent_impulse * tangent;
+        apply(&mut body_a, &mut body_b, cp.r_a, cp.r_b, p);
+    }
+    store(bodies, c.index_a, c.index_b, &body_a, &body_b);
 }
 
 /// How the iterations compute their velocity target.
@@ -261,9 +266,21 @@ pub fn solve_contacts(
     ctx: &StepContext,
     mode: BiasMode,
 ) {
+    for c in constraints.iter_mut() {
+        solve_contact(c, bodies, ctx, mode);
+    }
+}
+
+/// One iteration of one contact constraint.
+pub fn solve_contact(
+    c: &mut ContactConstraint,
+    bodies: &mut [SolverBody],
+    ctx: &StepContext,
+    mode: BiasMode,
+) {
     let accumulate = ctx.settings.accumulate_impulses;
     let max_push = ctx.settings.contact_push_max_velocity;
-    for c in constraints.iter_mut() {
+    {
         let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
         let normal = c.normal;
         let tangent = Vec2::new(normal.y, -normal.x);
@@ -409,11 +426,19 @@ pub fn apply_restitution(
     bodies: &mut [SolverBody],
     ctx: &StepContext,
 ) {
-    let threshold = ctx.settings.restitution_threshold;
     for c in constraints.iter_mut() {
-        if c.restitution == 0.0 {
-            continue;
-        }
+        restitution_contact(c, bodies, ctx);
+    }
+}
+
+/// Restitution of one constraint.
+pub fn restitution_contact(
+    c: &mut ContactConstraint,
+    bodies: &mut [SolverBody],
+    ctx: &StepContext,
+) {
+    let threshold = ctx.settings.restitution_threshold;
+    if c.restitution != 0.0 {
         let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
         let normal = c.normal;
         for cp in &mut c.points[..c.count] {

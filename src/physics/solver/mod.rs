@@ -3,12 +3,18 @@
 //! - `body`: `SolverBody`, the velocities and inverse masses the iterations touch.
 //! - `contact`: contact constraints: prepare, warm start, solve (one point at a time or
 //!   the 2x2 block solver), restitution, store impulses.
+//! - `contact_simd`: the soft step's contact solve, four constraints at a time.
+//! - `graph`: constraint graph colouring (which constraints may share a SIMD batch).
+//! - `wide`: `F32x4`, the four-lane SIMD word.
 //! - `softness`: the soft-constraint coefficients shared by soft contacts and joints.
 //!
 //! The pipeline itself (the order of stages) is `World::step`, in `world.rs`.
 
 pub mod contact;
+pub mod contact_simd;
+pub mod graph;
 pub mod softness;
+pub mod wide;
 
 pub use softness::Softness;
 
@@ -18,29 +24,35 @@ use super::settings::SolverSettings;
 /// What the iterations read and write for one body. Index 0 of the solver array is a
 /// shared static body (zero velocity, zero inverse mass): static and sleeping bodies map
 /// to it, so constraints never branch on body kind.
+///
+/// Layout (`repr(C)`, 48 bytes): the SIMD contact solver loads the first 16 bytes
+/// `[v.x, v.y, w, d_angle]` and the next 16 `[dp.x, dp.y, dq.c, dq.s]` of four bodies and
+/// transposes them into lanes (`contact_simd.rs`); keep those eight floats first and in
+/// this order.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(16))]
 pub struct SolverBody {
     pub v: Vec2,
     pub w: f32,
-    pub inv_mass: f32,
-    pub inv_inertia: f32,
+    /// Angle turned since the start of the step, radians.
+    pub d_angle: f32,
     /// Displacement of the centre of mass since the start of the step (soft step).
     pub dp: Vec2,
     /// Rotation since the start of the step (soft step).
     pub dq: Rot,
-    /// Angle turned since the start of the step, radians.
-    pub d_angle: f32,
+    pub inv_mass: f32,
+    pub inv_inertia: f32,
 }
 
 impl SolverBody {
     pub const STATIC: SolverBody = SolverBody {
         v: Vec2::ZERO,
         w: 0.0,
-        inv_mass: 0.0,
-        inv_inertia: 0.0,
+        d_angle: 0.0,
         dp: Vec2::ZERO,
         dq: Rot::IDENTITY,
-        d_angle: 0.0,
+        inv_mass: 0.0,
+        inv_inertia: 0.0,
     };
 }
 

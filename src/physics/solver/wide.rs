@@ -1,0 +1,374 @@
+//! `F32x4`: four `f32` lanes, the solver's SIMD word.
+//!
+//! Layout and rules:
+//! - One value of four independent constraints (lane `i` is constraint `i` of a batch; see
+//!   `contact_simd.rs`). Nothing ever mixes lanes except `transpose`, which converts four
+//!   bodies' rows `[v.x, v.y, w, d_angle]` into the four columns `v.x[4], v.y[4], w[4],
+//!   d_angle[4]` (and back: a 4x4 transpose is its own inverse).
+//! - On x86_64 the lanes are an SSE2 `__m128` (SSE2 is part of the x86_64 baseline, so no
+//!   target feature or runtime detection is needed). Elsewhere they are a plain `[f32; 4]`
+//!   with lane-by-lane arithmetic; both give the IEEE results of the same operations, lane by
+//!   lane, so the solver's arithmetic is the same on either.
+//! - No fused multiply-add: `a + b * c` is a multiply then an add, as the scalar code does.
+//! - Comparisons return masks (all bits set in a true lane) for `select`.
+
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+/// Evaluate SSE2 intrinsics that only touch registers.
+#[cfg(target_arch = "x86_64")]
+macro_rules! sse {
+    ($e:expr) => {
+        // SAFETY: SSE2 is part of the x86_64 baseline, so the target feature these
+        // intrinsics require is always present; the expressions passed here do no memory
+        // access.
+        unsafe { $e }
+    };
+}
+
+/// Four `f32` lanes.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub struct F32x4(__m128);
+
+/// Four `f32` lanes.
+#[cfg(not(target_arch = "x86_64"))]
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+pub struct F32x4([f32; 4]);
+
+impl F32x4 {
+    /// Overwrite lane `l` (0..4) in memory, leaving the others alone (for packing).
+    #[inline(always)]
+    pub fn set_lane(&mut self, l: usize, value: f32) {
+        assert!(l < 4, "lane {l} of 4");
+        // SAFETY: both representations are 16 bytes of four `f32` in lane order, and
+        // `l < 4` keeps the write inside them.
+        unsafe { (self as *mut F32x4 as *mut f32).add(l).write(value) }
+    }
+}
+
+impl Default for F32x4 {
+    fn default() -> Self {
+        F32x4::ZERO
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl F32x4 {
+    pub const ZERO: F32x4 = F32x4::from_array([0.0; 4]);
+
+    #[inline(always)]
+    pub const fn from_array(a: [f32; 4]) -> F32x4 {
+        // SAFETY: `[f32; 4]` and `__m128` have the same size and every bit pattern is valid.
+        F32x4(unsafe { std::mem::transmute::<[f32; 4], __m128>(a) })
+    }
+
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        // SAFETY: as in `from_array`.
+        unsafe { std::mem::transmute::<__m128, [f32; 4]>(self.0) }
+    }
+
+    #[inline(always)]
+    pub fn splat(x: f32) -> F32x4 {
+        F32x4(sse!(_mm_set1_ps(x)))
+    }
+
+    /// Four floats from `p` (no alignment needed).
+    ///
+    /// # Safety
+    /// `p` must be valid for reading four `f32`.
+    #[inline(always)]
+    pub unsafe fn load(p: *const f32) -> F32x4 {
+        F32x4(_mm_loadu_ps(p))
+    }
+
+    /// Write the four lanes to `p` (no alignment needed).
+    ///
+    /// # Safety
+    /// `p` must be valid for writing four `f32`.
+    #[inline(always)]
+    pub unsafe fn store(self, p: *mut f32) {
+        _mm_storeu_ps(p, self.0)
+    }
+
+    #[inline(always)]
+    pub fn min(self, o: F32x4) -> F32x4 {
+        F32x4(sse!(_mm_min_ps(self.0, o.0)))
+    }
+
+    #[inline(always)]
+    pub fn max(self, o: F32x4) -> F32x4 {
+        F32x4(sse!(_mm_max_ps(self.0, o.0)))
+    }
+
+    /// Mask of the lanes where `self > o`.
+    #[inline(always)]
+    pub fn gt(self, o: F32x4) -> F32x4 {
+        F32x4(sse!(_mm_cmpgt_ps(self.0, o.0)))
+    }
+
+    /// Mask of the lanes where `self < o`.
+    #[inline(always)]
+    pub fn lt(self, o: F32x4) -> F32x4 {
+        F32x4(sse!(_mm_cmplt_ps(self.0, o.0)))
+    }
+
+    /// Mask of the lanes where `self <= o`.
+    #[inline(always)]
+    pub fn le(self, o: F32x4) -> F32x4 {
+        F32x4(sse!(_mm_cmple_ps(self.0, o.0)))
+    }
+
+    /// Lanes where both masks are set.
+    #[inline(always)]
+    pub fn and(self, o: F32x4) -> F32x4 {
+        F32x4(sse!(_mm_and_ps(self.0, o.0)))
+    }
+
+    /// `mask ? a : b`, lane by lane (`mask` from a comparison).
+    #[inline(always)]
+    pub fn select(mask: F32x4, a: F32x4, b: F32x4) -> F32x4 {
+        F32x4(sse!({
+            _mm_or_ps(_mm_and_ps(mask.0, a.0), _mm_andnot_ps(mask.0, b.0))
+        }))
+    }
+
+    /// True when no lane of the mask is set.
+    #[inline(always)]
+    pub fn none(self) -> bool {
+        sse!(_mm_movemask_ps(self.0)) == 0
+    }
+
+    /// 4x4 transpose of four rows.
+    #[inline(always)]
+    pub fn transpose(r: [F32x4; 4]) -> [F32x4; 4] {
+        sse!({
+            let t0 = _mm_unpacklo_ps(r[0].0, r[1].0);
+            let t1 = _mm_unpacklo_ps(r[2].0, r[3].0);
+            let t2 = _mm_unpackhi_ps(r[0].0, r[1].0);
+            let t3 = _mm_unpackhi_ps(r[2].0, r[3].0);
+            [
+                F32x4(_mm_movelh_ps(t0, t1)),
+                F32x4(_mm_movehl_ps(t1, t0)),
+                F32x4(_mm_movelh_ps(t2, t3)),
+                F32x4(_mm_movehl_ps(t3, t2)),
+            ]
+        })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+macro_rules! binary_op {
+    ($tr:ident, $f:ident, $intr:ident) => {
+        impl $tr for F32x4 {
+            type Output = F32x4;
+            #[inline(always)]
+            fn $f(self, o: F32x4) -> F32x4 {
+                F32x4(sse!($intr(self.0, o.0)))
+            }
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+binary_op!(Add, add, _mm_add_ps);
+#[cfg(target_arch = "x86_64")]
+binary_op!(Sub, sub, _mm_sub_ps);
+#[cfg(target_arch = "x86_64")]
+binary_op!(Mul, mul, _mm_mul_ps);
+
+#[cfg(target_arch = "x86_64")]
+impl Neg for F32x4 {
+    type Output = F32x4;
+    #[inline(always)]
+    fn neg(self) -> F32x4 {
+        F32x4(sse!(_mm_xor_ps(self.0, _mm_set1_ps(-0.0))))
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Portable fallback: the same operations lane by lane.
+
+#[cfg(not(target_arch = "x86_64"))]
+impl F32x4 {
+    pub const ZERO: F32x4 = F32x4([0.0; 4]);
+
+    #[inline(always)]
+    pub const fn from_array(a: [f32; 4]) -> F32x4 {
+        F32x4(a)
+    }
+
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        self.0
+    }
+
+    #[inline(always)]
+    pub fn splat(x: f32) -> F32x4 {
+        F32x4([x; 4])
+    }
+
+    /// # Safety
+    /// `p` must be valid for reading four `f32`.
+    #[inline(always)]
+    pub unsafe fn load(p: *const f32) -> F32x4 {
+        F32x4(std::ptr::read_unaligned(p as *const [f32; 4]))
+    }
+
+    /// # Safety
+    /// `p` must be valid for writing four `f32`.
+    #[inline(always)]
+    pub unsafe fn store(self, p: *mut f32) {
+        std::ptr::write_unaligned(p as *mut [f32; 4], self.0)
+    }
+
+    #[inline(always)]
+    fn map2(self, o: F32x4, f: impl Fn(f32, f32) -> f32) -> F32x4 {
+        F32x4(std::array::from_fn(|i| f(self.0[i], o.0[i])))
+    }
+
+    #[inline(always)]
+    fn mask(b: bool) -> f32 {
+        f32::from_bits(if b { u32::MAX } else { 0 })
+    }
+
+    /// SSE semantics: the second operand when either is NaN or both are zero.
+    #[inline(always)]
+    pub fn min(self, o: F32x4) -> F32x4 {
+        self.map2(o, |a, b| if a < b { a } else { b })
+    }
+
+    #[inline(always)]
+    pub fn max(self, o: F32x4) -> F32x4 {
+        self.map2(o, |a, b| if a > b { a } else { b })
+    }
+
+    #[inline(always)]
+    pub fn gt(self, o: F32x4) -> F32x4 {
+        self.map2(o, |a, b| Self::mask(a > b))
+    }
+
+    #[inline(always)]
+    pub fn lt(self, o: F32x4) -> F32x4 {
+        self.map2(o, |a, b| Self::mask(a < b))
+    }
+
+    #[inline(always)]
+    pub fn le(self, o: F32x4) -> F32x4 {
+        self.map2(o, |a, b| Self::mask(a <= b))
+    }
+
+    #[inline(always)]
+    pub fn and(self, o: F32x4) -> F32x4 {
+        self.map2(o, |a, b| f32::from_bits(a.to_bits() & b.to_bits()))
+    }
+
+    #[inline(always)]
+    pub fn select(mask: F32x4, a: F32x4, b: F32x4) -> F32x4 {
+        F32x4(std::array::from_fn(|i| {
+            if mask.0[i].to_bits() != 0 {
+                a.0[i]
+            } else {
+                b.0[i]
+            }
+        }))
+    }
+
+    #[inline(always)]
+    pub fn none(self) -> bool {
+        self.0.iter().all(|x| x.to_bits() == 0)
+    }
+
+    #[inline(always)]
+    pub fn transpose(r: [F32x4; 4]) -> [F32x4; 4] {
+        std::array::from_fn(|c| F32x4(std::array::from_fn(|l| r[l].0[c])))
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+macro_rules! binary_op {
+    ($tr:ident, $f:ident, $op:tt) => {
+        impl $tr for F32x4 {
+            type Output = F32x4;
+            #[inline(always)]
+            fn $f(self, o: F32x4) -> F32x4 {
+                self.map2(o, |a, b| a $op b)
+            }
+        }
+    };
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+binary_op!(Add, add, +);
+#[cfg(not(target_arch = "x86_64"))]
+binary_op!(Sub, sub, -);
+#[cfg(not(target_arch = "x86_64"))]
+binary_op!(Mul, mul, *);
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Neg for F32x4 {
+    type Output = F32x4;
+    #[inline(always)]
+    fn neg(self) -> F32x4 {
+        F32x4(self.0.map(|x| -x))
+    }
+}
+
+impl AddAssign for F32x4 {
+    #[inline(always)]
+    fn add_assign(&mut self, o: F32x4) {
+        *self = *self + o;
+    }
+}
+
+impl SubAssign for F32x4 {
+    #[inline(always)]
+    fn sub_assign(&mut self, o: F32x4) {
+        *self = *self - o;
+    }
+}
+
+/// A 2D vector of four lanes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Vec2x4 {
+    pub x: F32x4,
+    pub y: F32x4,
+}
+
+impl Vec2x4 {
+    #[inline(always)]
+    pub fn dot(self, o: Vec2x4) -> F32x4 {
+        self.x * o.x + self.y * o.y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_compute_independently_and_transpose_round_trips() {
+        let a = F32x4::from_array([1.0, -2.0, 3.0, 0.5]);
+        let b = F32x4::from_array([2.0, 2.0, -1.0, 0.5]);
+        assert_eq!((a + b).to_array(), [3.0, 0.0, 2.0, 1.0]);
+        assert_eq!((a * b).to_array(), [2.0, -4.0, -3.0, 0.25]);
+        assert_eq!(a.max(b).to_array(), [2.0, 2.0, 3.0, 0.5]);
+        assert_eq!(a.min(b).to_array(), [1.0, -2.0, -1.0, 0.5]);
+        let m = a.gt(b);
+        assert_eq!(F32x4::select(m, a, b).to_array(), [2.0, 2.0, 3.0, 0.5]);
+        assert!(!m.none() && a.lt(F32x4::splat(-5.0)).none());
+        assert_eq!((-a).to_array(), [-1.0, 2.0, -3.0, -0.5]);
+        let rows: [F32x4; 4] =
+            std::array::from_fn(|r| F32x4::from_array(std::array::from_fn(|c| (4 * r + c) as f32)));
+        let cols = F32x4::transpose(rows);
+        assert_eq!(cols[1].to_array(), [1.0, 5.0, 9.0, 13.0]);
+        let back = F32x4::transpose(cols);
+        for r in 0..4 {
+            assert_eq!(back[r].to_array(), rows[r].to_array());
+        }
+    }
+}
