@@ -576,3 +576,43 @@ fn clamping_increments_alone_adds_no_energy() {
     assert!(highest < 9.5 + 0.1, "a box rose to {highest}");
     assert!(lowest > 0.5 - 0.1, "a box sank to {lowest}");
 }
+
+#[test]
+fn iteration_residuals_fall_as_the_solver_converges() {
+    let settled = |warm: bool| {
+        let mut world = World::new(SolverSettings {
+            warm_starting: warm,
+            ..awake_settings()
+        });
+        ground(&mut world, 0.2);
+        pyramid(&mut world, 12);
+        run(&mut world, 1.0);
+        assert!(world.iteration_residuals().is_empty(), "off by default");
+        world.set_record_residuals(true);
+        world.step(DT);
+        world.iteration_residuals().to_vec()
+    };
+    let warm = settled(true);
+    let cold = settled(false);
+    assert_eq!(warm.len(), 10, "one per classic iteration");
+    for r in [&warm, &cold] {
+        assert!(
+            r.windows(2).all(|w| w[1] < w[0]),
+            "each iteration changes less: {r:?}"
+        );
+    }
+    // Warm starting begins near the answer: its first iteration has far less to do.
+    assert!(warm[0] < 0.2 * cold[0], "warm {warm:?}\ncold {cold:?}");
+
+    // Soft step: a solve and a relax per sub-step.
+    let mut world = World::new(SolverSettings {
+        solver: SolverKind::SoftStep,
+        substeps: 4,
+        ..awake_settings()
+    });
+    ground(&mut world, 0.2);
+    pyramid(&mut world, 12);
+    world.set_record_residuals(true);
+    world.step(DT);
+    assert_eq!(world.iteration_residuals().len(), 8);
+}
