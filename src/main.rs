@@ -29,7 +29,7 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     scene: Option<PathBuf>,
 
-    /// Run this many frames, then exit (one fixed step per frame).
+    /// Run this many frames, then exit (steps per frame as set; one by default).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     frames: Option<u64>,
 
@@ -37,9 +37,23 @@ struct Cli {
     #[arg(long, value_name = "OUT.png")]
     screenshot: Option<PathBuf>,
 
-    /// Write the final world state as JSON after the last frame.
+    /// Write the final world state as JSON after the last frame (the `run --json` object
+    /// plus the solver settings and the testbed's state).
     #[arg(long, value_name = "OUT.json")]
     dump_state: Option<PathBuf>,
+
+    /// Test hook: open every catalog scene in turn for --frames frames each (fewer for
+    /// benchmarks) and write a screenshot and a state dump per scene into DIR.
+    #[arg(long, value_name = "DIR", hide = true)]
+    catalog_smoke: Option<PathBuf>,
+
+    /// Test hook: keep a JSON file with the viewport, camera and panel widget rectangles.
+    #[arg(long, value_name = "OUT.json", hide = true)]
+    layout_out: Option<PathBuf>,
+
+    /// Test hook: at most this many frames per second (Xvfb has no vsync).
+    #[arg(long, value_name = "FPS", hide = true)]
+    max_fps: Option<f32>,
 }
 
 /// Headless commands. Without one, the window opens.
@@ -89,6 +103,9 @@ fn main() -> ExitCode {
                 frames: cli.frames,
                 screenshot: cli.screenshot,
                 dump_state: cli.dump_state,
+                catalog_smoke: cli.catalog_smoke,
+                layout_out: cli.layout_out,
+                max_fps: cli.max_fps,
             };
             open_window(options)
         }

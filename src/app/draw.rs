@@ -19,7 +19,7 @@ use macroquad::text::draw_text;
 
 use super::camera::Camera;
 use crate::physics::math::cross;
-use crate::physics::{Color, DebugDraw, Transform, Vec2};
+use crate::physics::{BodyKind, Color, DebugDraw, Transform, Vec2};
 
 /// Outline width (px).
 pub const LINE_PIXELS: f32 = 1.5;
@@ -56,6 +56,24 @@ pub const GRID_AXIS: Color = Color {
     b: 1.0,
     a: 0.3,
 };
+
+/// Body colours, by kind and sleep: distinct at a glance (hue and brightness both differ).
+pub const STATIC_COLOR: Color = Color::rgb(0.45, 0.78, 0.42);
+pub const KINEMATIC_COLOR: Color = Color::rgb(0.40, 0.62, 1.0);
+pub const DYNAMIC_COLOR: Color = Color::rgb(1.0, 0.66, 0.32);
+pub const SLEEPING_COLOR: Color = Color::rgb(0.62, 0.52, 0.80);
+/// The mouse's pull line.
+pub const PULL_COLOR: Color = Color::rgb(1.0, 1.0, 0.55);
+
+/// The colour of a body of `kind`, awake or asleep.
+pub fn body_color(kind: BodyKind, awake: bool) -> Color {
+    match kind {
+        BodyKind::Static => STATIC_COLOR,
+        BodyKind::Kinematic => KINEMATIC_COLOR,
+        BodyKind::Dynamic if awake => DYNAMIC_COLOR,
+        BodyKind::Dynamic => SLEEPING_COLOR,
+    }
+}
 
 /// The core's colour as macroquad's.
 pub fn to_mq(color: Color) -> MqColor {
@@ -273,6 +291,18 @@ impl MacroquadDraw {
         }
     }
 
+    /// A line `pixels` wide on screen.
+    pub fn line_px(&self, a: Vec2, b: Vec2, color: Color, pixels: f32) {
+        let width = self.camera.pixels_to_metres(pixels);
+        draw_line(a.x, a.y, b.x, b.y, width, to_mq(color));
+    }
+
+    /// A filled dot `pixels` across on screen.
+    pub fn dot_px(&self, at: Vec2, pixels: f32, color: Color) {
+        let radius = 0.5 * self.camera.pixels_to_metres(pixels.max(1.0));
+        self.fill(&circle_outline(at, radius, 16), color);
+    }
+
     /// Pieces for a full circle of `radius` metres at this frame's scale.
     fn pieces(&self, radius: f32) -> usize {
         circle_pieces(radius * self.camera.pixels_per_metre())
@@ -413,6 +443,22 @@ mod tests {
         assert_eq!(circle_pieces(f32::NAN), 12);
         assert!(circle_pieces(100.0) > circle_pieces(20.0));
         assert_eq!(circle_pieces(1e9), 256);
+    }
+
+    #[test]
+    fn body_kinds_have_distinct_colours() {
+        let colors = [
+            body_color(BodyKind::Static, true),
+            body_color(BodyKind::Kinematic, true),
+            body_color(BodyKind::Dynamic, true),
+            body_color(BodyKind::Dynamic, false),
+        ];
+        for (i, a) in colors.iter().enumerate() {
+            for b in &colors[i + 1..] {
+                let d = (a.r - b.r).abs() + (a.g - b.g).abs() + (a.b - b.b).abs();
+                assert!(d > 0.3, "{a:?} vs {b:?}");
+            }
+        }
     }
 
     #[test]
