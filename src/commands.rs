@@ -408,7 +408,11 @@ pub fn settings_json(settings: &crate::physics::SolverSettings) -> String {
     for (i, key) in SettingsFile::KEYS.iter().enumerate() {
         let value = match *key {
             "solver" => json_string(&format!("{:?}", file.solver)),
-            "gravity" => format!("[{},{}]", json_f32(file.gravity.x), json_f32(file.gravity.y)),
+            "gravity" => format!(
+                "[{},{}]",
+                json_f32(file.gravity.x),
+                json_f32(file.gravity.y)
+            ),
             _ => setting_value_text(&file, key),
         };
         if i > 0 {
@@ -610,11 +614,16 @@ mod tests {
 
     #[test]
     fn settings_json_names_every_setting() {
-        let mut settings = crate::physics::SolverSettings::default();
-        settings.warm_starting = false;
+        let settings = crate::physics::SolverSettings {
+            warm_starting: false,
+            ..Default::default()
+        };
         let json = settings_json(&settings);
         for key in SettingsFile::KEYS {
-            assert!(json.contains(&format!("\"{key}\":")), "{key} missing: {json}");
+            assert!(
+                json.contains(&format!("\"{key}\":")),
+                "{key} missing: {json}"
+            );
         }
         assert!(json.contains("\"warm_starting\":false"), "{json}");
         assert!(json.contains("\"iterations\":10"), "{json}");

@@ -164,6 +164,9 @@ mod tests {
         assert!(Cli::try_parse_from(["testbed", "--frames", "3", "list"]).is_err());
         let cli = Cli::try_parse_from(["testbed", "run", "a.ron", "--steps", "9"]).unwrap();
         assert!(matches!(cli.command, Some(Command::Run { steps: 9, .. })));
-        assert!(Cli::try_parse_from(["testbed", "check"]).is_err(), "check needs files");
+        assert!(
+            Cli::try_parse_from(["testbed", "check"]).is_err(),
+            "check needs files"
+        );
     }
 }

@@ -173,7 +173,11 @@ mod tests {
     fn a_missing_or_empty_folder_gives_a_message() {
         let library = Library::scan_dir(Path::new("/no/such/scenes"));
         assert!(library.entries.is_empty());
-        assert!(library.message.unwrap().contains("/no/such/scenes"));
+        assert!(library
+            .message
+            .as_ref()
+            .unwrap()
+            .contains("/no/such/scenes"));
         assert!(library.neighbour(None, 1).is_none());
         let dir = std::env::temp_dir().join(format!("impulse-empty-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

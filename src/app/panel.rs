@@ -59,7 +59,9 @@ impl Testbed {
         section(ui, "Run", &mut sections.run, |ui| self.run_ui(ui));
         section(ui, "Solver", &mut sections.solver, |ui| self.solver_ui(ui));
         section(ui, "Draw", &mut sections.draw, |ui| self.draw_ui(ui));
-        section(ui, "Stats", &mut sections.stats, |ui| self.stats_ui(ui, frame));
+        section(ui, "Stats", &mut sections.stats, |ui| {
+            self.stats_ui(ui, frame)
+        });
         self.sections = sections;
     }
 
@@ -262,13 +264,22 @@ impl Testbed {
         );
         ui.horizontal(|ui| {
             ui.label("gravity (m/s²)");
-            ui.add(egui::DragValue::new(&mut s.gravity.x).speed(0.1).range(-100.0..=100.0).prefix("x "));
-            ui.add(egui::DragValue::new(&mut s.gravity.y).speed(0.1).range(-100.0..=100.0).prefix("y "));
+            ui.add(
+                egui::DragValue::new(&mut s.gravity.x)
+                    .speed(0.1)
+                    .range(-100.0..=100.0)
+                    .prefix("x "),
+            );
+            ui.add(
+                egui::DragValue::new(&mut s.gravity.y)
+                    .speed(0.1)
+                    .range(-100.0..=100.0)
+                    .prefix("y "),
+            );
         });
         ui.add(egui::Slider::new(&mut s.time_to_sleep, 0.0..=5.0).text("time to sleep (s)"));
         ui.add(
-            egui::Slider::new(&mut s.linear_sleep_tolerance, 0.0..=1.0)
-                .text("sleep speed (m/s)"),
+            egui::Slider::new(&mut s.linear_sleep_tolerance, 0.0..=1.0).text("sleep speed (m/s)"),
         );
         let mut degrees = s.angular_sleep_tolerance.to_degrees();
         ui.add(egui::Slider::new(&mut degrees, 0.0..=45.0).text("sleep spin (°/s)"));
@@ -277,7 +288,9 @@ impl Testbed {
         }
         ui.add_enabled_ui(s.solver == SolverKind::SoftStep, |ui| {
             ui.label(RichText::new("Soft step").strong());
-            ui.add(egui::Slider::new(&mut s.contact_hertz, 1.0..=240.0).text("contact stiffness (Hz)"));
+            ui.add(
+                egui::Slider::new(&mut s.contact_hertz, 1.0..=240.0).text("contact stiffness (Hz)"),
+            );
             ui.add(
                 egui::Slider::new(&mut s.contact_damping_ratio, 0.0..=20.0)
                     .text("contact damping ratio"),
@@ -309,12 +322,32 @@ impl Testbed {
             ("draw_shapes", "shapes", &mut f.shapes),
             ("draw_joints", "joints", &mut f.joints),
             ("draw_joint_anchors", "joint anchors", &mut f.joint_anchors),
-            ("draw_contact_points", "contact points", &mut f.contact_points),
-            ("draw_contact_normals", "contact normals", &mut f.contact_normals),
-            ("draw_normal_impulses", "normal impulses", &mut f.normal_impulses),
-            ("draw_friction_impulses", "friction impulses", &mut f.friction_impulses),
+            (
+                "draw_contact_points",
+                "contact points",
+                &mut f.contact_points,
+            ),
+            (
+                "draw_contact_normals",
+                "contact normals",
+                &mut f.contact_normals,
+            ),
+            (
+                "draw_normal_impulses",
+                "normal impulses",
+                &mut f.normal_impulses,
+            ),
+            (
+                "draw_friction_impulses",
+                "friction impulses",
+                &mut f.friction_impulses,
+            ),
             ("draw_aabbs", "AABBs", &mut f.aabbs),
-            ("draw_centers_of_mass", "centres of mass", &mut f.centers_of_mass),
+            (
+                "draw_centers_of_mass",
+                "centres of mass",
+                &mut f.centers_of_mass,
+            ),
             ("draw_body_names", "body names", &mut f.body_names),
         ];
         let mut tracked = Vec::new();
@@ -369,13 +402,20 @@ impl Testbed {
             row("step", format!("{:.3} ms", stats.total_ms));
             row(
                 "  broad / narrow",
-                format!("{:.3} / {:.3} ms", stats.broad_phase_ms, stats.narrow_phase_ms),
+                format!(
+                    "{:.3} / {:.3} ms",
+                    stats.broad_phase_ms, stats.narrow_phase_ms
+                ),
             );
             row(
                 "  solve / integrate",
                 format!("{:.3} / {:.3} ms", stats.solve_ms, stats.integrate_ms),
             );
-            let frame_ms = if frame.fps > 0.0 { 1000.0 / frame.fps } else { 0.0 };
+            let frame_ms = if frame.fps > 0.0 {
+                1000.0 / frame.fps
+            } else {
+                0.0
+            };
             row(
                 "frame rate",
                 format!("{:.0} fps ({frame_ms:.1} ms)", frame.fps),

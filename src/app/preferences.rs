@@ -169,7 +169,9 @@ impl Preferences {
             .struct_names(true);
         let body = ron::ser::to_string_pretty(self, config)
             .unwrap_or_else(|_| "Preferences()".to_string());
-        format!("// Impulse testbed preferences; rewritten by the testbed. Delete to reset.\n{body}\n")
+        format!(
+            "// Impulse testbed preferences; rewritten by the testbed. Delete to reset.\n{body}\n"
+        )
     }
 
     fn sanitize(&mut self) {
@@ -297,8 +299,7 @@ mod tests {
 
     #[test]
     fn missing_fields_default_and_unknown_fields_are_skipped() {
-        let prefs =
-            Preferences::parse("(draw: (contact_points: true), future_field: 3)").unwrap();
+        let prefs = Preferences::parse("(draw: (contact_points: true), future_field: 3)").unwrap();
         assert!(prefs.draw.contact_points && prefs.draw.shapes);
         assert_eq!(prefs.stepping, Stepping::StepsPerFrame(1));
         let prefs = Preferences::parse("(panel_width: 1e9, stepping: TimeScale(inf))");
@@ -309,10 +310,7 @@ mod tests {
         let prefs = Preferences::parse("(panel_width: 1e9, stepping: StepsPerFrame(1000))");
         let prefs = prefs.unwrap();
         assert_eq!(prefs.panel_width, PANEL_WIDTH_RANGE.1);
-        assert_eq!(
-            prefs.stepping,
-            Stepping::StepsPerFrame(MAX_STEPS_PER_FRAME)
-        );
+        assert_eq!(prefs.stepping, Stepping::StepsPerFrame(MAX_STEPS_PER_FRAME));
     }
 
     #[test]
@@ -327,7 +325,10 @@ mod tests {
         let (prefs, message) = file.load();
         assert_eq!(prefs, Preferences::default());
         let message = message.unwrap();
-        assert!(message.contains("corrupt") && message.contains(FILE_NAME), "{message}");
+        assert!(
+            message.contains("corrupt") && message.contains(FILE_NAME),
+            "{message}"
+        );
         // Saving replaces it with a good file.
         file.save(&prefs).unwrap();
         assert_eq!(file.load(), (Preferences::default(), None));

@@ -55,6 +55,9 @@ pub const STEP_TIMES_KEPT: usize = 600;
 /// slows down instead of taking hundreds of steps).
 pub const MAX_FRAME_SECONDS: f32 = 0.25;
 
+/// Bodies reaching less than this far (screen pixels) from their centre get no angle line.
+const ANGLE_LINE_MIN_PIXELS: f32 = 5.0;
+
 /// Bomb: Box2D-Lite's 1 m box of 50 kg, scaled with the scene's camera (1 m for a 21 m view).
 const BOMB_DENSITY: f32 = 50.0;
 const BOMB_VIEW_HEIGHT: f32 = 21.0;
@@ -310,7 +313,8 @@ impl Testbed {
     /// Read, parse and build a scene file: the file, the scene, or every error as text.
     fn load(path: &Path) -> Result<(SceneFile, scene::Scene, String), Vec<String>> {
         let name = path.display().to_string();
-        let errors = |e: scene::SceneErrors| -> Vec<String> { e.iter().map(|e| e.to_string()).collect() };
+        let errors =
+            |e: scene::SceneErrors| -> Vec<String> { e.iter().map(|e| e.to_string()).collect() };
         let text = scene::read_file(path).map_err(errors)?;
         let file = scene::parse(&text, &name).map_err(errors)?;
         let built = scene::build::build(&file, &name).map_err(errors)?;
@@ -379,7 +383,10 @@ impl Testbed {
             for e in &errors {
                 eprintln!("testbed: {e}");
             }
-            eprintln!("testbed: still running the last good scene: {}", self.info.name);
+            eprintln!(
+                "testbed: still running the last good scene: {}",
+                self.info.name
+            );
         }
         self.errors = errors;
     }
@@ -567,11 +574,8 @@ impl Testbed {
         let camera = self.info.camera;
         let half_height = 0.5 * camera.height.max(0.1);
         let half_size = (0.5 * camera.height / BOMB_VIEW_HEIGHT).clamp(0.1, 5.0);
-        let position = camera.center
-            + Vec2::new(
-                self.random(-1.4, 1.4) * half_height,
-                0.75 * half_height,
-            );
+        let position =
+            camera.center + Vec2::new(self.random(-1.4, 1.4) * half_height, 0.75 * half_height);
         let aim = camera.center - Vec2::new(0.0, 0.66 * half_height);
         let def = BodyDef {
             angle: self.random(-1.5, 1.5),
@@ -583,8 +587,11 @@ impl Testbed {
         let Ok(body) = self.world.create_body(&def) else {
             return;
         };
-        let shape = Polygon::new_box(half_size, half_size)
-            .map(|p| ShapeDef::new(Geometry::Polygon(p)).density(BOMB_DENSITY).friction(0.2));
+        let shape = Polygon::new_box(half_size, half_size).map(|p| {
+            ShapeDef::new(Geometry::Polygon(p))
+                .density(BOMB_DENSITY)
+                .friction(0.2)
+        });
         match shape {
             Ok(shape) if self.world.create_shape(body, &shape).is_ok() => self.bomb = Some(body),
             _ => {
@@ -634,10 +641,7 @@ impl Testbed {
         if let Some(g) = self.ground.filter(|g| self.world.body(*g).is_some()) {
             return Some(g);
         }
-        let ground = self
-            .world
-            .create_body(&BodyDef::fixed(Vec2::ZERO))
-            .ok()?;
+        let ground = self.world.create_body(&BodyDef::fixed(Vec2::ZERO)).ok()?;
         self.ground = Some(ground);
         Some(ground)
     }
@@ -696,7 +700,9 @@ impl Testbed {
                     draw_geometry(d, shape.geometry(), &xf, color);
                     reach = reach.max(support(shape.geometry(), &xf, center, axis));
                 }
-                if body.kind() != BodyKind::Static && reach > 0.0 {
+                // The angle line, unless the body is too small on screen to show it.
+                let on_screen = reach * d.camera().pixels_per_metre();
+                if body.kind() != BodyKind::Static && on_screen > ANGLE_LINE_MIN_PIXELS {
                     d.line_px(center, center + reach * axis, color, 1.5);
                 }
             }
@@ -736,10 +742,9 @@ impl Testbed {
     }
 
     fn testbed_json(&self) -> String {
-        let path = self
-            .scene_path
-            .as_ref()
-            .map_or("null".to_string(), |p| json_string(&p.display().to_string()));
+        let path = self.scene_path.as_ref().map_or("null".to_string(), |p| {
+            json_string(&p.display().to_string())
+        });
         let errors: Vec<String> = self.errors.iter().map(|e| json_string(e)).collect();
         let notices: Vec<String> = self.notices.iter().map(|e| json_string(e)).collect();
         let stepping = match self.stepping {
@@ -799,12 +804,7 @@ mod tests {
 
     fn testbed(file: &str) -> Testbed {
         let library = Library::scan_dir(&scenes());
-        Testbed::with_library(
-            Some(&scenes().join(file)),
-            &Preferences::default(),
-            library,
-        )
-        .unwrap()
+        Testbed::with_library(Some(&scenes().join(file)), &Preferences::default(), library).unwrap()
     }
 
     #[test]
@@ -848,9 +848,12 @@ mod tests {
 
     #[test]
     fn unreadable_scene_is_an_error_naming_the_file() {
-        let err = Testbed::new(Some(Path::new("/no/such/scene.ron")), &Preferences::default())
-            .err()
-            .unwrap();
+        let err = Testbed::new(
+            Some(Path::new("/no/such/scene.ron")),
+            &Preferences::default(),
+        )
+        .err()
+        .unwrap();
         assert!(err.contains("/no/such/scene.ron"), "{err}");
     }
 
@@ -859,14 +862,20 @@ mod tests {
         let mut t = testbed("box2d_lite/single_box.ron");
         let name = t.info().name.clone();
         assert!(t.errors().is_empty());
-        t.request(Request::Open(scenes().join("box2d_lite/simple_pendulum.ron")));
+        t.request(Request::Open(
+            scenes().join("box2d_lite/simple_pendulum.ron"),
+        ));
         t.update(1.0 / 60.0);
         // Either the pendulum loads (joints mapped) or its error shows and the box runs on.
         if t.errors().is_empty() {
             assert_ne!(t.info().name, name);
         } else {
             assert_eq!(t.info().name, name);
-            assert!(t.errors()[0].contains("simple_pendulum.ron"), "{:?}", t.errors());
+            assert!(
+                t.errors()[0].contains("simple_pendulum.ron"),
+                "{:?}",
+                t.errors()
+            );
             assert!(t.world().body_by_name("box").is_some());
             assert_eq!(t.steps(), 1, "still stepping the last good scene");
         }
@@ -934,7 +943,10 @@ mod tests {
         t.update(1.0 / 60.0);
         let json = t.state_json(&[("frames", "1".into())]);
         assert!(json.starts_with("{\"steps\":1,"), "{json}");
-        assert!(json.contains("\"settings\":{\"solver\":\"Classic\""), "{json}");
+        assert!(
+            json.contains("\"settings\":{\"solver\":\"Classic\""),
+            "{json}"
+        );
         assert!(json.contains("\"warm_starting\":true"), "{json}");
         assert!(json.contains("\"name\":\"A single box\""), "{json}");
         assert!(json.trim_end().ends_with(",\"frames\":1}"), "{json}");

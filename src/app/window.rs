@@ -96,7 +96,10 @@ pub fn window_conf() -> Conf {
         window_height: WINDOW_SIZE.1,
         window_resizable: true,
         high_dpi: true,
-        sample_count: 4,
+        sample_count: std::env::var("IMPULSE_MSAA")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(4),
         ..Default::default()
     }
 }
@@ -140,9 +143,13 @@ fn check_environment(options: &AppOptions) -> Result<(), String> {
                 .to_owned(),
         );
     }
-    for path in [&options.screenshot, &options.dump_state, &options.layout_out]
-        .into_iter()
-        .flatten()
+    for path in [
+        &options.screenshot,
+        &options.dump_state,
+        &options.layout_out,
+    ]
+    .into_iter()
+    .flatten()
     {
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -287,7 +294,10 @@ pub async fn run(
         let in_world = camera.viewport_contains(mouse) && !egui_pointer;
         let (_, wheel) = mouse_wheel();
         if wheel != 0.0 && in_world {
-            camera.zoom_at(mouse, WHEEL_ZOOM.powf(wheel.signum() * wheel.abs().min(5.0)));
+            camera.zoom_at(
+                mouse,
+                WHEEL_ZOOM.powf(wheel.signum() * wheel.abs().min(5.0)),
+            );
         }
         let pan_pressed = is_mouse_button_pressed(MouseButton::Right)
             || is_mouse_button_pressed(MouseButton::Middle);
@@ -367,8 +377,7 @@ pub async fn run(
             println!("{status}");
         }
         let prefs_now = testbed.preferences(panel_width);
-        let last = quitting
-            || (smoke.is_none() && options.frames.is_some_and(|n| frame >= n));
+        let last = quitting || (smoke.is_none() && options.frames.is_some_and(|n| frame >= n));
         if prefs_now != saved_prefs && (last || prefs_saved_at.elapsed() >= PREFERENCES_EVERY) {
             if let Err(e) = prefs_file.save(&prefs_now) {
                 testbed.add_notice(format!("cannot save the preferences: {e}"));
@@ -381,9 +390,20 @@ pub async fn run(
                 let _ = write_text(path, &layout_json(&camera, &testbed, screen, frame));
             }
         }
+        let viewport = camera.viewport();
         let window_extra = |frame: u64| {
             let seconds = started.elapsed().as_secs_f64();
             vec![
+                (
+                    "viewport",
+                    format!(
+                        "[{},{},{},{}]",
+                        json_f32(viewport.x),
+                        json_f32(viewport.y),
+                        json_f32(viewport.w),
+                        json_f32(viewport.h)
+                    ),
+                ),
                 ("frames", frame.to_string()),
                 ("seconds", json_number(seconds)),
                 ("fps", json_number(frame as f64 / seconds.max(1e-9))),
@@ -548,7 +568,7 @@ fn layout_json(camera: &Camera, testbed: &Testbed, screen: Vec2, frame: u64) -> 
         );
     }
     format!(
-        "{{\"frame\":{frame},\"dpi_scale\":{},\"screen\":[{},{}],\"viewport\":{},\"camera\":{{\"center\":[{},{}],\"view_height\":{},\"pixels_per_metre\":{}}},\"steps\":{},\"grabbing\":{},\"widgets\":{{{w}}}}}\n",
+        "{{\"frame\":{frame},\"dpi_scale\":{},\"screen\":[{},{}],\"viewport\":{},\"camera\":{{\"center\":[{},{}],\"view_height\":{},\"pixels_per_metre\":{}}},\"steps\":{},\"grabbing\":{},\"scene\":{},\"errors\":{},\"widgets\":{{{w}}}}}\n",
         json_f32(screen_dpi_scale()),
         json_f32(screen.x),
         json_f32(screen.y),
@@ -558,7 +578,9 @@ fn layout_json(camera: &Camera, testbed: &Testbed, screen: Vec2, frame: u64) -> 
         json_f32(camera.view_height()),
         json_f32(camera.pixels_per_metre()),
         testbed.steps(),
-        testbed.grabbing()
+        testbed.grabbing(),
+        json_string(&testbed.info().name),
+        testbed.errors().len()
     )
 }
 
