@@ -20,7 +20,19 @@ use impulse::commands;
 
 /// Impulse: a 2D rigid-body physics engine and its interactive testbed.
 #[derive(Debug, Parser)]
-#[command(name = "testbed", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "testbed",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = "Window: the scene menu, run controls, every solver setting, draw options and \
+live statistics are in the side panel; its View section lists the keys and mouse controls.\n\n\
+Environment:\n  \
+IMPULSE_SCENES    the scenes folder (default: ./scenes, else the source tree's)\n  \
+IMPULSE_SETTINGS  the preferences file (default: $XDG_CONFIG_HOME/impulse/impulse-settings.ron, \
+else ~/.config/impulse/impulse-settings.ron; empty: none). Runs with --frames use none unless \
+this is set.\n  \
+IMPULSE_MSAA      antialiasing samples (default 4; 1 is much faster on software renderers)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

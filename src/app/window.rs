@@ -88,7 +88,9 @@ impl AppOptions {
     }
 }
 
-/// The macroquad window configuration: 1280x720, resizable, HiDPI aware.
+/// The macroquad window configuration: 1280x720, resizable, HiDPI aware, 4x multisampling
+/// (`IMPULSE_MSAA=1` turns it off: free on a GPU, it costs a software rasteriser such as
+/// Xvfb's llvmpipe most of its frame time).
 pub fn window_conf() -> Conf {
     Conf {
         window_title: TITLE.to_owned(),
@@ -99,6 +101,7 @@ pub fn window_conf() -> Conf {
         sample_count: std::env::var("IMPULSE_MSAA")
             .ok()
             .and_then(|v| v.parse().ok())
+            .filter(|n: &i32| (1..=16).contains(n))
             .unwrap_or(4),
         ..Default::default()
     }
