@@ -107,16 +107,10 @@ impl Running {
         }
     }
 
-    /// Panic with the output if the process has exited (it should still be running).
-    fn check_alive(&mut self) {
-        if let Some(status) = self.child.as_mut().unwrap().try_wait().expect("wait") {
-            let out = self.output(status);
-            panic!(
-                "testbed exited early: {status:?}\nstdout:\n{}\nstderr:\n{}",
-                text(&out.stdout),
-                text(&out.stderr)
-            );
-        }
+    /// The output if the process has exited (it should still be running).
+    fn exited(&mut self) -> Option<Output> {
+        let status = self.child.as_mut().unwrap().try_wait().expect("wait")?;
+        Some(self.output(status))
     }
 
     /// Wait for the exit, at most `limit`; kill and fail past it.
@@ -167,9 +161,92 @@ fn assert_success(out: &Output, what: &str) {
     );
 }
 
-/// Run the testbed to its end, at most `limit`.
+/// Tries at connecting to the X server. An X server without a window manager resets when
+/// its last client leaves, and a client connecting during the reset is refused
+/// (`XOpenDisplay() failed`): one window test starting as the last one ends can hit that.
+const CONNECT_TRIES: usize = 5;
+
+/// True when the process failed only because the display refused the connection.
+fn display_refused(out: &Output) -> bool {
+    !out.status.success() && text(&out.stderr).contains("XOpenDisplay")
+}
+
+/// Run the testbed to its end, at most `limit` (retrying a refused display connection).
 fn run(cmd: &mut Command, limit: Duration) -> Output {
-    Running::spawn(cmd).wait(limit)
+    let mut tries = 1;
+    loop {
+        let out = Running::spawn(cmd).wait(limit);
+        if display_refused(&out) && tries < CONNECT_TRIES {
+            eprintln!("display refused the connection (server reset?); trying again");
+            tries += 1;
+            pause(500);
+            continue;
+        }
+        return out;
+    }
+}
+
+/// Start the testbed and wait for its first `--layout-out` file (retrying a refused display
+/// connection). Needs no xdotool.
+fn launch_with_layout(cmd: &mut Command, layout: &Path) -> Running {
+    let mut tries = 1;
+    'spawn: loop {
+        let _ = std::fs::remove_file(layout);
+        let mut child = Running::spawn(cmd);
+        let start = Instant::now();
+        while !layout.exists() {
+            if let Some(out) = child.exited() {
+                if display_refused(&out) && tries < CONNECT_TRIES {
+                    eprintln!("display refused the connection (server reset?); trying again");
+                    tries += 1;
+                    pause(500);
+                    continue 'spawn;
+                }
+                panic!(
+                    "testbed exited early: {:?}\nstdout:\n{}\nstderr:\n{}",
+                    out.status,
+                    text(&out.stdout),
+                    text(&out.stderr)
+                );
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "no layout file after 120 s"
+            );
+            pause(100);
+        }
+        return child;
+    }
+}
+
+/// Start the testbed and wait for its window: the process and the X window id (retrying a
+/// refused display connection).
+fn launch(cmd: &mut Command) -> (Running, String) {
+    for _ in 1..CONNECT_TRIES {
+        let mut child = Running::spawn(cmd);
+        match find_window(&mut child) {
+            Ok(window) => return (child, window),
+            Err(out) if display_refused(&out) => {
+                eprintln!("display refused the connection (server reset?); trying again");
+                pause(500);
+            }
+            Err(out) => panic!(
+                "testbed exited early: {:?}\nstdout:\n{}\nstderr:\n{}",
+                out.status,
+                text(&out.stdout),
+                text(&out.stderr)
+            ),
+        }
+    }
+    let mut child = Running::spawn(cmd);
+    let window = find_window(&mut child).unwrap_or_else(|out| {
+        panic!(
+            "testbed exited early: {:?}\nstderr:\n{}",
+            out.status,
+            text(&out.stderr)
+        )
+    });
+    (child, window)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -285,12 +362,14 @@ fn xdotool(args: &[&str]) -> String {
     text(&out.stdout)
 }
 
-/// The testbed's X window id, waiting for it to be mapped.
-fn find_window(child: &mut Running) -> String {
+/// The testbed's X window id, waiting for it to be mapped; the output if it exits first.
+fn find_window(child: &mut Running) -> Result<String, Output> {
     let start = Instant::now();
     let pid = child.id().to_string();
     loop {
-        child.check_alive();
+        if let Some(out) = child.exited() {
+            return Err(out);
+        }
         // By process id when the window has _NET_WM_PID, else by title (one window at a
         // time: the tests hold a lock).
         for args in [
@@ -310,7 +389,7 @@ fn find_window(child: &mut Running) -> String {
                 .output()
                 .expect("xdotool runs");
             if let Some(id) = text(&out.stdout).lines().last() {
-                return id.trim().to_string();
+                return Ok(id.trim().to_string());
             }
         }
         assert!(
@@ -512,7 +591,7 @@ fn dragging_a_box_moves_it() {
 
     // Dragged: press on the box once it has landed, move in steps, release.
     let (layout, state) = (dir.join("layout.json"), dir.join("state.json"));
-    let mut child = Running::spawn(
+    let (child, window) = launch(
         testbed()
             .args(["--scene", scene, "--frames", "480", "--max-fps", "30"])
             .arg("--layout-out")
@@ -520,7 +599,6 @@ fn dragging_a_box_moves_it() {
             .arg("--dump-state")
             .arg(&state),
     );
-    let window = find_window(&mut child);
     let ready = wait_layout(&layout, Duration::from_secs(120), |j| {
         json_number(j, "steps").is_some_and(|s| s >= 90.0)
     });
@@ -570,7 +648,7 @@ fn clicking_warm_starting_turns_it_off() {
     )
     .unwrap();
     let (layout, state) = (dir.join("layout.json"), dir.join("state.json"));
-    let mut child = Running::spawn(
+    let (child, window) = launch(
         testbed()
             .env("IMPULSE_SETTINGS", &prefs)
             .args([
@@ -586,7 +664,6 @@ fn clicking_warm_starting_turns_it_off() {
             .arg("--dump-state")
             .arg(&state),
     );
-    let window = find_window(&mut child);
     let ready = wait_layout(&layout, Duration::from_secs(120), |j| {
         j.contains("\"warm_starting\":[") && json_number(j, "frame").is_some_and(|f| f > 10.0)
     });
@@ -660,7 +737,7 @@ fn an_edited_scene_reloads_and_a_broken_edit_keeps_it_running() {
         std::fs::read_to_string(manifest_dir().join("scenes/box2d_lite/single_box.ron")).unwrap();
     std::fs::write(&scene, &original).unwrap();
     let (layout, state) = (dir.join("layout.json"), dir.join("state.json"));
-    let child = Running::spawn(
+    let child = launch_with_layout(
         testbed()
             .arg("--scene")
             .arg(&scene)
@@ -669,6 +746,7 @@ fn an_edited_scene_reloads_and_a_broken_edit_keeps_it_running() {
             .arg(&layout)
             .arg("--dump-state")
             .arg(&state),
+        &layout,
     );
     wait_layout(&layout, Duration::from_secs(120), |j| {
         json_str(j, "scene").as_deref() == Some("A single box")
