@@ -147,6 +147,13 @@ impl Drop for Running {
     }
 }
 
+/// A line for the log even when the test harness captures output (written to the process's
+/// stderr directly, not through `eprintln!`, which the harness captures).
+fn report(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -497,11 +504,11 @@ fn every_catalog_scene_opens_runs_and_draws() {
         Duration::from_secs(900),
     );
     assert_success(&out, "testbed --catalog-smoke");
-    eprintln!(
+    report(&format!(
         "catalog smoke: {} scenes in {:.1} s",
         catalog::CATALOG.len(),
         start.elapsed().as_secs_f64()
-    );
+    ));
 
     // The empty world: the reference with no bodies.
     let empty_json = std::fs::read_to_string(dir.join("00_empty.json")).unwrap();
@@ -717,11 +724,10 @@ fn large_pyramid_runs_with_contact_points_drawn() {
     assert!(json_number(&json, "manifold_points").unwrap() > 5000.0);
     let fps = json_number(&json, "fps").unwrap();
     let step_ms = json_number(&json, "median").unwrap();
-    println!(
+    report(&format!(
         "large pyramid (5,050 boxes, contact points drawn): {fps:.1} frames per second, \
          median step {step_ms:.1} ms"
-    );
-    eprintln!("large pyramid: {fps:.1} fps, median step {step_ms:.1} ms");
+    ));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
