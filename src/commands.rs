@@ -107,7 +107,7 @@ fn percentiles(times: &[f64]) -> (f64, f64, f64) {
 }
 
 /// A JSON number (`null` when not finite).
-fn json_number(x: f64) -> String {
+pub fn json_number(x: f64) -> String {
     if x.is_finite() {
         format!("{x}")
     } else {
@@ -115,7 +115,8 @@ fn json_number(x: f64) -> String {
     }
 }
 
-fn json_f32(x: f32) -> String {
+/// A JSON number (`null` when not finite).
+pub fn json_f32(x: f32) -> String {
     if x.is_finite() {
         format!("{x}")
     } else {
@@ -124,7 +125,7 @@ fn json_f32(x: f32) -> String {
 }
 
 /// A JSON string literal.
-fn json_string(s: &str) -> String {
+pub fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -334,6 +335,15 @@ fn text_report(name: &str, world: &World, times: &[f64]) -> String {
 }
 
 fn json_report(world: &World, times: &[f64]) -> String {
+    json_state(world, times, &[])
+}
+
+/// The JSON object `testbed run --json` prints: the step count and time, every named body,
+/// every joint, the last step's statistics, the median, p95 and maximum of `times` (step
+/// times, ms) and the state hash. `extra` members (name, JSON value) are appended to the
+/// object, so other writers (the window's `--dump-state`) give the same object plus their
+/// own fields. One line, ending in a newline.
+pub fn json_state(world: &World, times: &[f64], extra: &[(&str, String)]) -> String {
     let (median, p95, max) = percentiles(times);
     let stats = world.stats();
     let bodies: Vec<String> = world
@@ -369,8 +379,12 @@ fn json_report(world: &World, times: &[f64]) -> String {
             )
         })
         .collect();
+    let extra: String = extra
+        .iter()
+        .map(|(name, value)| format!(",{}:{value}", json_string(name)))
+        .collect();
     format!(
-        "{{\"steps\":{},\"time\":{},\"bodies\":[{}],\"joints\":[{}],\"stats\":{{\"contacts\":{},\"manifold_points\":{},\"max_penetration\":{},\"kinetic_energy\":{}}},\"step_ms\":{{\"median\":{},\"p95\":{},\"max\":{}}},\"hash\":\"{:016x}\"}}\n",
+        "{{\"steps\":{},\"time\":{},\"bodies\":[{}],\"joints\":[{}],\"stats\":{{\"contacts\":{},\"manifold_points\":{},\"max_penetration\":{},\"kinetic_energy\":{}}},\"step_ms\":{{\"median\":{},\"p95\":{},\"max\":{}}},\"hash\":\"{:016x}\"{extra}}}\n",
         world.step_count(),
         json_number(world.time()),
         bodies.join(","),
@@ -384,6 +398,85 @@ fn json_report(world: &World, times: &[f64]) -> String {
         json_number(max),
         world.state_hash()
     )
+}
+
+/// Every solver setting as a JSON object, under the names scene files and `--set` use
+/// (`SettingsFile::KEYS`): `{"solver":"Classic","iterations":10,...,"gravity":[0,-10],...}`.
+pub fn settings_json(settings: &crate::physics::SolverSettings) -> String {
+    let file = SettingsFile::from(settings);
+    let mut out = String::from("{");
+    for (i, key) in SettingsFile::KEYS.iter().enumerate() {
+        let value = match *key {
+            "solver" => json_string(&format!("{:?}", file.solver)),
+            "gravity" => format!(
+                "[{},{}]",
+                json_f32(file.gravity.x),
+                json_f32(file.gravity.y)
+            ),
+            _ => setting_value_text(&file, key),
+        };
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{}:{value}", json_string(key));
+    }
+    out.push('}');
+    out
+}
+
+/// The value of one bool or number setting as text (`true`, `10`, `0.2`; `null` when not
+/// finite).
+fn setting_value_text(file: &SettingsFile, key: &str) -> String {
+    macro_rules! pick {
+        ($($field:ident),*) => {
+            match key {
+                $(stringify!($field) => JsonValue::from(file.$field).0,)*
+                _ => "null".to_string(),
+            }
+        };
+    }
+    pick!(
+        iterations,
+        substeps,
+        accumulate_impulses,
+        warm_starting,
+        position_correction,
+        bias_factor,
+        allowed_penetration,
+        block_solver,
+        restitution_threshold,
+        step_hz,
+        sleep,
+        time_to_sleep,
+        linear_sleep_tolerance,
+        angular_sleep_tolerance,
+        contact_hertz,
+        contact_damping_ratio,
+        contact_push_max_velocity,
+        joint_hertz,
+        joint_damping_ratio
+    )
+}
+
+/// A setting's value as JSON text.
+struct JsonValue(String);
+
+impl From<bool> for JsonValue {
+    fn from(b: bool) -> Self {
+        JsonValue(b.to_string())
+    }
+}
+
+impl From<u32> for JsonValue {
+    fn from(n: u32) -> Self {
+        JsonValue(n.to_string())
+    }
+}
+
+impl From<f32> for JsonValue {
+    fn from(x: f32) -> Self {
+        JsonValue(json_f32(x))
+    }
 }
 
 /// A progress bar on `err`, drawn only once a run has taken more than a second.
@@ -517,6 +610,35 @@ mod tests {
         let e = apply_sets(&mut s, &["iterations=0".into()]).unwrap_err();
         assert!(e.contains("iterations"), "{e}");
         assert!(apply_sets(&mut s, &["noequals".into()]).is_err());
+    }
+
+    #[test]
+    fn settings_json_names_every_setting() {
+        let settings = crate::physics::SolverSettings {
+            warm_starting: false,
+            ..Default::default()
+        };
+        let json = settings_json(&settings);
+        for key in SettingsFile::KEYS {
+            assert!(
+                json.contains(&format!("\"{key}\":")),
+                "{key} missing: {json}"
+            );
+        }
+        assert!(json.contains("\"warm_starting\":false"), "{json}");
+        assert!(json.contains("\"iterations\":10"), "{json}");
+        assert!(json.contains("\"gravity\":[0,-10]"), "{json}");
+        assert!(json.contains("\"solver\":\"Classic\""), "{json}");
+        assert!(!json.contains("null"), "{json}");
+    }
+
+    #[test]
+    fn json_state_appends_extra_members() {
+        let world = World::default();
+        let json = json_state(&world, &[1.0], &[("answer", "42".to_string())]);
+        assert!(json.starts_with("{\"steps\":0,"), "{json}");
+        assert!(json.ends_with(",\"answer\":42}\n"), "{json}");
+        assert_eq!(json_state(&world, &[1.0], &[]), json_report(&world, &[1.0]));
     }
 
     #[test]

@@ -22,7 +22,19 @@ use impulse::commands;
 
 /// Impulse: a 2D rigid-body physics engine and its interactive testbed.
 #[derive(Debug, Parser)]
-#[command(name = "testbed", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "testbed",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = "Window: the scene menu, run controls, every solver setting, draw options and \
+live statistics are in the side panel; its View section lists the keys and mouse controls.\n\n\
+Environment:\n  \
+IMPULSE_SCENES    the scenes folder (default: ./scenes, else the source tree's)\n  \
+IMPULSE_SETTINGS  the preferences file (default: $XDG_CONFIG_HOME/impulse/impulse-settings.ron, \
+else ~/.config/impulse/impulse-settings.ron; empty: none). Runs with --frames use none unless \
+this is set.\n  \
+IMPULSE_MSAA      antialiasing samples (default 4; 1 is much faster on software renderers)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -31,7 +43,7 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     scene: Option<PathBuf>,
 
-    /// Run this many frames, then exit (one fixed step per frame).
+    /// Run this many frames, then exit (steps per frame as set; one by default).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     frames: Option<u64>,
 
@@ -39,9 +51,23 @@ struct Cli {
     #[arg(long, value_name = "OUT.png")]
     screenshot: Option<PathBuf>,
 
-    /// Write the final world state as JSON after the last frame.
+    /// Write the final world state as JSON after the last frame (the `run --json` object
+    /// plus the solver settings and the testbed's state).
     #[arg(long, value_name = "OUT.json")]
     dump_state: Option<PathBuf>,
+
+    /// Test hook: open every catalog scene in turn for --frames frames each (fewer for
+    /// benchmarks) and write a screenshot and a state dump per scene into DIR.
+    #[arg(long, value_name = "DIR", hide = true)]
+    catalog_smoke: Option<PathBuf>,
+
+    /// Test hook: keep a JSON file with the viewport, camera and panel widget rectangles.
+    #[arg(long, value_name = "OUT.json", hide = true)]
+    layout_out: Option<PathBuf>,
+
+    /// Test hook: at most this many frames per second (Xvfb has no vsync).
+    #[arg(long, value_name = "FPS", hide = true)]
+    max_fps: Option<f32>,
 }
 
 /// Headless commands. Without one, the window opens.
@@ -94,6 +120,9 @@ fn main() -> ExitCode {
                 frames: cli.frames,
                 screenshot: cli.screenshot,
                 dump_state: cli.dump_state,
+                catalog_smoke: cli.catalog_smoke,
+                layout_out: cli.layout_out,
+                max_fps: cli.max_fps,
             };
             open_window(options)
         }

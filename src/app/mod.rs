@@ -4,21 +4,29 @@
 //!
 //! Table of contents:
 //! - [`camera`]: `Camera`, the ONLY place converting world metres (y up) <-> screen pixels.
-//! - [`draw`]: `MacroquadDraw`, the core's `DebugDraw` with macroquad; the background grid.
-//! - [`testbed`]: `Testbed`, the seam the window calls (update, draw, panel, mouse); the
-//!   `World` plugs in there.
+//! - [`draw`]: `MacroquadDraw`, the core's `DebugDraw` with macroquad; body colours; grid.
+//! - [`testbed`]: `Testbed`, the seam the window calls (update, draw, panel, mouse, keys):
+//!   the scene, its `World`, stepping, the mouse joint, the bomb, reloads, the state dump.
+//! - [`panel`]: the side panel's sections (Scenes, Run, Solver, Draw, Stats).
+//! - [`plots`]: the last seconds of step time, kinetic energy and penetration.
+//! - [`library`]: the scene menu built from the catalog.
+//! - [`watch`]: polling the open scene file for changes.
+//! - [`preferences`]: what is remembered between runs, in a RON file.
 //! - [`window`]: window configuration, the frame loop, input, `AppOptions`, automation.
 //! - [`screenshot`]: PNG screenshots written atomically.
-//! - [`demo`]: the placeholder picture drawn until the `World` exists.
 
 pub mod camera;
-pub mod demo;
 pub mod draw;
+pub mod library;
+pub mod panel;
+pub mod plots;
+pub mod preferences;
 pub mod screenshot;
 pub mod testbed;
+pub mod watch;
 pub mod window;
 
 pub use camera::Camera;
 pub use draw::{draw_grid, MacroquadDraw};
 pub use testbed::Testbed;
-pub use window::{open_window, run, window_conf, AppOptions};
+pub use window::{open_window, run, window_conf, AppOptions, CONTROLS};

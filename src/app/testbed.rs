@@ -1,246 +1,968 @@
-//! `Testbed`: the seam between the window and the physics.
+//! `Testbed`: the seam between the window and the physics. It owns the scene (the file, the
+//! `World`, its metadata), the run state (pause, stepping), the draw flags, the mouse joint,
+//! the bomb, the statistics history and the file watch.
 //!
 //! The window loop (`window.rs`) owns the camera, input, egui and screenshots, and calls
 //! exactly these methods each frame, in this order:
 //!
-//! 1. [`Testbed::ui`] inside the side panel (physics controls: pause, step, draw flags).
+//! 1. [`Testbed::ui`] inside the side panel (`panel.rs`: scenes, run, solver, draw, stats).
 //! 2. [`Testbed::mouse_down`] / [`Testbed::mouse_move`] / [`Testbed::mouse_up`] for the left
-//!    button in world coordinates, only when egui does not want the pointer.
-//! 3. [`Testbed::update`]: advance the simulation by at most one fixed step.
+//!    button in world coordinates, only when the press started in the world view; keys
+//!    through [`Testbed::key`].
+//! 3. [`Testbed::update`]: apply panel requests, reload a changed scene file, take this
+//!    frame's fixed steps.
 //! 4. [`Testbed::draw_world`] with the world camera set.
 //!
-//! Plus [`Testbed::bounds`] for `F` (frame the scene) and [`Testbed::state_json`] for
-//! `--dump-state`. To plug in the `World`, add it as a field, build it in `new` (from the
-//! scene file), step it in `step`, call `world.debug_draw(d, self.draw_flags)` in
-//! `draw_world`, and delete `demo.rs`. Nothing else in `app/` needs to change.
+//! Plus [`Testbed::take_camera_request`] (frame a newly opened scene), [`Testbed::bounds`]
+//! for `F` (frame the scene) and [`Testbed::state_json`] for `--dump-state`.
+//!
+//! Scenes: the scene *chosen* (highlighted in the menu, watched on disk) may differ from the
+//! scene *running*: when a chosen file fails to load (a syntax error, a joint type this build
+//! cannot map), the last good scene keeps running and the errors stay in the panel until the
+//! file is fixed. Restart rebuilds the running scene from its last good file text, keeping the
+//! solver settings as the user set them; opening or reloading a file takes the file's settings.
 
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use egui_macroquad::egui;
 
-use super::demo;
-use super::draw::MacroquadDraw;
-use crate::physics::{Aabb, DrawFlags, Vec2};
+use super::draw::{body_color, MacroquadDraw, PULL_COLOR};
+use super::library::{canonical, Library};
+use super::plots::History;
+use super::preferences::{Preferences, Sections, Stepping, MAX_STEPS_PER_FRAME};
+use super::watch::FileWatch;
+use crate::commands::{json_f32, json_state, json_string, settings_json};
+use crate::physics::joint::MouseJointDef;
+use crate::physics::world::draw_geometry;
+use crate::physics::{
+    Aabb, BodyDef, BodyHandle, BodyKind, DrawFlags, Geometry, JointDef, JointHandle, JointKind,
+    Polygon, ShapeDef, SolverSettings, Vec2, World,
+};
+use crate::scene::{self, CameraFile, SceneFile};
+
+/// Mouse joint spring frequency, Hz.
+pub const MOUSE_HERTZ: f32 = 5.0;
+/// Mouse joint damping ratio.
+pub const MOUSE_DAMPING_RATIO: f32 = 0.7;
+/// Mouse joint force cap, in multiples of the grabbed body's weight (`mass * |gravity|`;
+/// 10 m/s^2 stands in for gravity when the scene has none).
+pub const MOUSE_FORCE_PER_WEIGHT: f32 = 1000.0;
+/// Step times kept for the `--dump-state` statistics (median, p95, max).
+pub const STEP_TIMES_KEPT: usize = 600;
+/// Longest frame the time-scale mode catches up on, seconds (after a stall, the simulation
+/// slows down instead of taking hundreds of steps).
+pub const MAX_FRAME_SECONDS: f32 = 0.25;
+
+/// Bodies reaching less than this far (screen pixels) from their centre get no angle line.
+const ANGLE_LINE_MIN_PIXELS: f32 = 5.0;
+
+/// Bomb: Box2D-Lite's 1 m box of 50 kg, scaled with the scene's camera (1 m for a 21 m view).
+const BOMB_DENSITY: f32 = 50.0;
+const BOMB_VIEW_HEIGHT: f32 = 21.0;
+
+/// What the running scene is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneInfo {
+    pub name: String,
+    pub category: String,
+    pub description: String,
+    pub camera: CameraFile,
+}
+
+impl Default for SceneInfo {
+    fn default() -> Self {
+        SceneInfo {
+            name: "(no scene)".to_string(),
+            category: String::new(),
+            description: String::new(),
+            camera: CameraFile::default(),
+        }
+    }
+}
+
+/// A body held by the mouse.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Grab {
+    joint: JointHandle,
+    body: BodyHandle,
+}
+
+/// What the window tells the panel about the frame loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameInfo {
+    /// Frames per second, smoothed.
+    pub fps: f32,
+    /// Frames drawn so far.
+    pub frames: u64,
+}
+
+/// Requests from the panel and keys, applied at the start of `update`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Request {
+    Open(PathBuf),
+    /// Next (+1) or previous (-1) scene of the menu.
+    Neighbour(isize),
+    Restart,
+    Bomb,
+    ResetSettings,
+}
+
+/// The keys the testbed handles (the window maps macroquad's key codes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    Pause,
+    SingleStep,
+    Restart,
+    Bomb,
+    NextScene,
+    PreviousScene,
+}
 
 /// The physics side of the testbed.
 pub struct Testbed {
-    /// Scene file given on the command line, if any.
-    scene: Option<PathBuf>,
-    /// When true, `update` does nothing unless a single step was requested.
+    pub(super) library: Library,
+    /// The scene file chosen: highlighted in the menu and watched.
+    pub(super) scene_path: Option<PathBuf>,
+    /// The running scene (from the last good load).
+    pub(super) info: SceneInfo,
+    /// The last good file, for restarts; and the name it was loaded under.
+    good_file: Option<(SceneFile, String)>,
+    pub(super) world: World,
+    /// The running scene's own settings (the Solver section's reset button).
+    pub(super) scene_settings: SolverSettings,
+    /// Errors of the chosen file, one `file:line:col: message` each (empty when it loaded).
+    pub(super) errors: Vec<String>,
+    /// Messages for the top of the panel (ignored settings file, missing scenes folder).
+    pub(super) notices: Vec<String>,
+    watch: Option<FileWatch>,
+
+    /// When true, `update` steps only when a single step was requested.
     pub paused: bool,
+    step_requested: bool,
+    pub stepping: Stepping,
+    /// Simulated seconds owed by the time-scale mode.
+    accumulator: f32,
+    /// Steps taken in the last frame.
+    pub(super) frame_steps: u32,
+
     /// What `draw_world` draws; every flag is a checkbox in the panel.
     pub draw_flags: DrawFlags,
-    /// A single step was requested while paused (`O` key or the panel's Step button).
-    step_requested: bool,
-    /// Fixed steps taken so far.
-    steps: u64,
-    /// Simulated time (s): `steps * DT`.
-    time: f32,
-    /// Last left-button drag position in the world, for the (future) mouse joint.
-    grab: Option<Vec2>,
+    /// Which panel sections are open (remembered in the preferences).
+    pub sections: Sections,
+
+    /// The invisible static body mouse joints hang from.
+    ground: Option<BodyHandle>,
+    grab: Option<Grab>,
+    bomb: Option<BodyHandle>,
+    rng: u64,
+
+    pub(super) history: History,
+    step_times: VecDeque<f64>,
+    /// Sum of the last frame's step times, ms.
+    pub(super) frame_step_ms: f32,
+    camera_request: Option<CameraFile>,
+    pub(super) requests: Vec<Request>,
+    /// The scene whose category the menu last opened.
+    pub(super) menu_revealed: Option<PathBuf>,
+    /// Screen rectangles of named panel widgets, from the last frame (for test automation).
+    pub(super) layout: HashMap<&'static str, egui::Rect>,
 }
 
 impl Testbed {
-    /// The fixed time step (s). The window steps at most once per frame, so runs are
-    /// deterministic frame by frame and never depend on the frame rate (Xvfb has no vsync).
-    pub const DT: f32 = 1.0 / 60.0;
+    /// A testbed on `scene` or, without it, on the preferences' last scene or the library's
+    /// default. Fails only when `scene` names a file that cannot be read (before any window
+    /// opens); a file with errors opens an empty world with the errors in the panel, and is
+    /// watched so that fixing it loads it.
+    pub fn new(scene: Option<&Path>, prefs: &Preferences) -> Result<Testbed, String> {
+        Testbed::with_library(scene, prefs, Library::scan())
+    }
 
-    /// A testbed for the scene file `scene` (the demo picture when `None`). Fails with a
-    /// message naming the file when it cannot be read; nothing is opened yet.
-    pub fn new(scene: Option<&Path>) -> Result<Testbed, String> {
+    /// `new` with a given scene menu.
+    pub fn with_library(
+        scene: Option<&Path>,
+        prefs: &Preferences,
+        library: Library,
+    ) -> Result<Testbed, String> {
         if let Some(path) = scene {
-            // The scene loader is not wired in yet; at least refuse unreadable files now so
-            // the behaviour (error before any window opens) is already the final one.
             std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read scene file {}: {e}", path.display()))?;
         }
-        Ok(Testbed {
-            scene: scene.map(Path::to_path_buf),
+        let mut notices = Vec::new();
+        notices.extend(library.message.clone());
+        let path = scene.map(Path::to_path_buf).or_else(|| {
+            prefs
+                .last_scene
+                .clone()
+                .filter(|p| p.is_file())
+                .or_else(|| library.default_scene())
+        });
+        let mut testbed = Testbed {
+            library,
+            scene_path: None,
+            info: SceneInfo::default(),
+            good_file: None,
+            world: World::default(),
+            scene_settings: SolverSettings::default(),
+            errors: Vec::new(),
+            notices,
+            watch: None,
             paused: false,
-            draw_flags: DrawFlags::default(),
             step_requested: false,
-            steps: 0,
-            time: 0.0,
+            stepping: prefs.stepping,
+            accumulator: 0.0,
+            frame_steps: 0,
+            draw_flags: prefs.draw.into(),
+            sections: prefs.sections,
+            ground: None,
             grab: None,
-        })
+            bomb: None,
+            rng: 0x9e37_79b9_7f4a_7c15,
+            history: History::default(),
+            step_times: VecDeque::new(),
+            frame_step_ms: 0.0,
+            camera_request: None,
+            requests: Vec::new(),
+            menu_revealed: None,
+            layout: HashMap::new(),
+        };
+        match path {
+            Some(path) => testbed.open(&path),
+            None => testbed.camera_request = Some(CameraFile::default()),
+        }
+        Ok(testbed)
     }
 
-    /// Fixed steps taken so far.
+    // ----------------------------------------------------------------------------------
+    // Accessors.
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    pub fn info(&self) -> &SceneInfo {
+        &self.info
+    }
+
+    /// The scene file chosen (highlighted in the menu, watched on disk).
+    pub fn scene_path(&self) -> Option<&Path> {
+        self.scene_path.as_deref()
+    }
+
+    /// Errors of the chosen scene file (empty when it is the one running).
+    pub fn errors(&self) -> &[String] {
+        &self.errors
+    }
+
+    /// Messages shown at the top of the panel.
+    pub fn notices(&self) -> &[String] {
+        &self.notices
+    }
+
+    pub fn add_notice(&mut self, message: String) {
+        if !self.notices.contains(&message) {
+            self.notices.push(message);
+        }
+    }
+
+    /// The scene menu.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// Fixed steps taken in the running scene.
     pub fn steps(&self) -> u64 {
-        self.steps
+        self.world.step_count()
     }
 
     /// Simulated time (s).
-    pub fn time(&self) -> f32 {
-        self.time
+    pub fn time(&self) -> f64 {
+        self.world.time()
     }
 
-    /// Called once per frame: one fixed step when running, or the requested single step.
-    pub fn update(&mut self) {
-        if !self.paused || std::mem::take(&mut self.step_requested) {
-            self.step();
+    /// Screen rectangles (egui points) of named panel widgets, as last laid out.
+    pub fn layout(&self) -> &HashMap<&'static str, egui::Rect> {
+        &self.layout
+    }
+
+    /// The camera of a newly opened scene, once.
+    pub fn take_camera_request(&mut self) -> Option<CameraFile> {
+        self.camera_request.take()
+    }
+
+    /// What the preferences remember of the testbed (the window adds the panel width).
+    pub fn preferences(&self, panel_width: f32) -> Preferences {
+        Preferences {
+            last_scene: self.scene_path.as_deref().map(canonical),
+            draw: self.draw_flags.into(),
+            stepping: self.stepping,
+            panel_width,
+            sections: self.sections,
         }
     }
 
-    /// Advance by one fixed step of `DT`.
-    pub fn step(&mut self) {
-        self.steps += 1;
-        self.time = self.steps as f32 * Self::DT;
+    /// Queue a request (applied at the start of the next `update`).
+    pub fn request(&mut self, request: Request) {
+        self.requests.push(request);
     }
 
-    /// Draw the world through `d` (the world camera is already set).
-    pub fn draw_world(&self, d: &mut MacroquadDraw) {
-        if self.draw_flags.shapes {
-            demo::draw(d, self.time);
+    // ----------------------------------------------------------------------------------
+    // Scenes.
+
+    /// Read, parse and build a scene file: the file, the scene, or every error as text.
+    fn load(path: &Path) -> Result<(SceneFile, scene::Scene, String), Vec<String>> {
+        let name = path.display().to_string();
+        let errors =
+            |e: scene::SceneErrors| -> Vec<String> { e.iter().map(|e| e.to_string()).collect() };
+        let text = scene::read_file(path).map_err(errors)?;
+        let file = scene::parse(&text, &name).map_err(errors)?;
+        let built = scene::build::build(&file, &name).map_err(errors)?;
+        Ok((file, built, name))
+    }
+
+    /// Open `path` as the chosen scene. On success it runs, framed by its camera; on failure
+    /// the running scene keeps running and the errors show in the panel.
+    pub fn open(&mut self, path: &Path) {
+        self.scene_path = Some(path.to_path_buf());
+        self.watch = Some(FileWatch::new(path));
+        match Testbed::load(path) {
+            Ok((file, built, name)) => {
+                self.camera_request = Some(built.camera);
+                self.install(file, built, name);
+            }
+            Err(errors) => self.fail(errors),
         }
-        if let Some(p) = self.grab {
-            use crate::physics::{Color, DebugDraw};
-            d.draw_point(p, 6.0, Color::JOINT_ANCHOR);
+    }
+
+    /// Open an empty world (no file): used for reference screenshots.
+    pub fn open_empty(&mut self) {
+        self.scene_path = None;
+        self.watch = None;
+        self.good_file = None;
+        self.errors.clear();
+        self.info = SceneInfo::default();
+        self.world = World::default();
+        self.scene_settings = *self.world.settings();
+        self.forget_handles();
+        self.camera_request = Some(self.info.camera);
+    }
+
+    /// Reload the chosen file after it changed on disk: the camera stays where it is.
+    fn reload(&mut self) {
+        let Some(path) = self.scene_path.clone() else {
+            return;
+        };
+        match Testbed::load(&path) {
+            Ok((file, built, name)) => {
+                eprintln!("testbed: reloaded {}", path.display());
+                self.install(file, built, name);
+            }
+            Err(errors) => self.fail(errors),
         }
     }
 
-    /// The world box to fit when the user presses `F`, or `None` for an empty world.
-    pub fn bounds(&self) -> Option<Aabb> {
-        Some(demo::bounds())
+    /// Make a freshly built scene the running one.
+    fn install(&mut self, file: SceneFile, built: scene::Scene, name: String) {
+        self.info = SceneInfo {
+            name: built.name,
+            category: built.category,
+            description: built.description,
+            camera: built.camera,
+        };
+        self.world = built.world;
+        self.scene_settings = *self.world.settings();
+        self.good_file = Some((file, name));
+        self.errors.clear();
+        self.forget_handles();
     }
 
-    /// Left button pressed at world point `p` (m). The World's mouse joint goes here.
-    pub fn mouse_down(&mut self, p: Vec2) {
-        self.grab = Some(p);
-    }
-
-    /// Left button held and moved to world point `p` (m).
-    pub fn mouse_move(&mut self, p: Vec2) {
-        if self.grab.is_some() {
-            self.grab = Some(p);
+    /// The chosen file has errors: keep the running scene, show (and log) the errors.
+    fn fail(&mut self, errors: Vec<String>) {
+        if errors != self.errors {
+            for e in &errors {
+                eprintln!("testbed: {e}");
+            }
+            eprintln!(
+                "testbed: still running the last good scene: {}",
+                self.info.name
+            );
         }
+        self.errors = errors;
     }
 
-    /// Left button released.
-    pub fn mouse_up(&mut self) {
+    /// Handles into the old world are meaningless in a new one.
+    fn forget_handles(&mut self) {
+        self.ground = None;
         self.grab = None;
+        self.bomb = None;
+        self.accumulator = 0.0;
+        self.step_times.clear();
+        self.history.clear();
+        self.frame_step_ms = 0.0;
     }
+
+    /// Rebuild the running scene from its last good file, keeping the current solver
+    /// settings.
+    pub fn restart(&mut self) {
+        let settings = *self.world.settings();
+        if let Some((file, name)) = &self.good_file {
+            if let Ok(built) = scene::build::build(file, name) {
+                self.world = built.world;
+                let _ = self.world.set_settings(settings);
+            }
+        } else {
+            self.world = World::new(settings);
+        }
+        self.forget_handles();
+    }
+
+    /// Put the running scene's own solver settings back.
+    pub fn reset_settings(&mut self) {
+        let _ = self.world.set_settings(self.scene_settings);
+    }
+
+    /// Apply solver settings now (the panel calls this the frame they change). Invalid
+    /// settings are refused with a message.
+    pub fn set_settings(&mut self, settings: SolverSettings) -> Result<(), String> {
+        self.world
+            .set_settings(settings)
+            .map_err(|e| format!("setting refused: {e}"))
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Running.
 
     /// Toggle pause (`P`).
     pub fn toggle_pause(&mut self) {
         self.paused = !self.paused;
     }
 
-    /// Request one step while paused (`O`); pauses if running.
+    /// Request one step (`O`); pauses if running.
     pub fn request_step(&mut self) {
         self.paused = true;
         self.step_requested = true;
     }
 
-    /// The physics controls in the side panel.
-    pub fn ui(&mut self, ui: &mut egui::Ui) {
-        ui.label(match &self.scene {
-            Some(path) => format!(
-                "Scene: {} (loader not wired yet; demo shown)",
-                path.display()
-            ),
-            None => "Scene: built-in demo".to_owned(),
-        });
-        ui.horizontal(|ui| {
-            let label = if self.paused { "Run (P)" } else { "Pause (P)" };
-            if ui.button(label).clicked() {
-                self.toggle_pause();
-            }
-            if ui.button("Step (O)").clicked() {
-                self.request_step();
-            }
-        });
-        ui.label(format!(
-            "step {}   t = {:.2} s   dt = {:.4} s",
-            self.steps,
-            self.time,
-            Self::DT
-        ));
-        egui::CollapsingHeader::new("Draw")
-            .default_open(true)
-            .show(ui, |ui| {
-                let f = &mut self.draw_flags;
-                ui.checkbox(&mut f.shapes, "Shapes");
-                ui.checkbox(&mut f.joints, "Joints");
-                ui.checkbox(&mut f.joint_anchors, "Joint anchors");
-                ui.checkbox(&mut f.contact_points, "Contact points");
-                ui.checkbox(&mut f.contact_normals, "Contact normals");
-                ui.checkbox(&mut f.normal_impulses, "Normal impulses");
-                ui.checkbox(&mut f.friction_impulses, "Friction impulses");
-                ui.checkbox(&mut f.aabbs, "AABBs");
-                ui.checkbox(&mut f.centers_of_mass, "Centres of mass");
-                ui.checkbox(&mut f.body_names, "Body names");
-            });
+    /// A key the testbed handles was pressed.
+    pub fn key(&mut self, key: Key) {
+        match key {
+            Key::Pause => self.toggle_pause(),
+            Key::SingleStep => self.request_step(),
+            Key::Restart => self.request(Request::Restart),
+            Key::Bomb => self.request(Request::Bomb),
+            Key::NextScene => self.request(Request::Neighbour(1)),
+            Key::PreviousScene => self.request(Request::Neighbour(-1)),
+        }
     }
 
-    /// The state written by `--dump-state`, as JSON. With the World this lists every body
-    /// (name, position, angle, velocities); for now the step counter and time.
-    pub fn state_json(&self) -> String {
-        let scene = match &self.scene {
-            Some(path) => json_string(&path.display().to_string()),
-            None => "null".to_owned(),
+    /// Called once per frame, `frame_dt` wall-clock seconds after the last: apply requests,
+    /// reload a changed scene file, then take this frame's fixed steps of `1 / step_hz`.
+    pub fn update(&mut self, frame_dt: f32) {
+        for request in std::mem::take(&mut self.requests) {
+            self.apply(request);
+        }
+        if self.watch.as_mut().is_some_and(FileWatch::poll) {
+            self.reload();
+        }
+        let steps = self.steps_this_frame(frame_dt);
+        self.frame_steps = steps;
+        self.frame_step_ms = 0.0;
+        for _ in 0..steps {
+            self.step();
+        }
+        let stats = self.world.stats();
+        let step_ms = if steps > 0 {
+            self.frame_step_ms / steps as f32
+        } else {
+            self.history_last_step_ms()
         };
+        self.history.record(
+            frame_dt as f64,
+            step_ms,
+            stats.kinetic_energy,
+            stats.max_penetration,
+        );
+    }
+
+    fn history_last_step_ms(&self) -> f32 {
+        self.step_times.back().copied().unwrap_or(0.0) as f32
+    }
+
+    fn apply(&mut self, request: Request) {
+        match request {
+            Request::Open(path) => self.open(&path),
+            Request::Neighbour(offset) => {
+                let next = self
+                    .library
+                    .neighbour(self.scene_path.as_deref(), offset)
+                    .map(|e| e.path.clone());
+                if let Some(path) = next {
+                    self.open(&path);
+                }
+            }
+            Request::Restart => self.restart(),
+            Request::Bomb => self.launch_bomb(),
+            Request::ResetSettings => self.reset_settings(),
+        }
+    }
+
+    /// How many fixed steps this frame takes.
+    fn steps_this_frame(&mut self, frame_dt: f32) -> u32 {
+        if self.paused {
+            return u32::from(std::mem::take(&mut self.step_requested));
+        }
+        self.step_requested = false;
+        match self.stepping {
+            Stepping::StepsPerFrame(n) => n.min(MAX_STEPS_PER_FRAME),
+            Stepping::TimeScale(scale) => {
+                let dt = self.world.settings().dt();
+                let frame = if frame_dt.is_finite() {
+                    frame_dt.clamp(0.0, MAX_FRAME_SECONDS)
+                } else {
+                    0.0
+                };
+                self.accumulator += frame * scale.max(0.0);
+                let owed = (self.accumulator / dt).floor();
+                let steps = (owed.max(0.0) as u32).min(MAX_STEPS_PER_FRAME);
+                self.accumulator -= steps as f32 * dt;
+                if steps == MAX_STEPS_PER_FRAME {
+                    // Too slow to keep up: drop the debt rather than spiral.
+                    self.accumulator = self.accumulator.min(dt);
+                }
+                steps
+            }
+        }
+    }
+
+    /// Advance by one fixed step of `1 / step_hz`.
+    pub fn step(&mut self) {
+        let dt = self.world.settings().dt();
+        let start = Instant::now();
+        self.world.step(dt);
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        self.frame_step_ms += ms as f32;
+        if self.step_times.len() == STEP_TIMES_KEPT {
+            self.step_times.pop_front();
+        }
+        self.step_times.push_back(ms);
+        // A grabbed body that went away (destroyed with its joint) is let go.
+        if let Some(grab) = self.grab {
+            if self.world.joint(grab.joint).is_none() {
+                self.grab = None;
+            }
+        }
+    }
+
+    /// A uniform random number in `lo..hi` (xorshift; the testbed needs no quality).
+    fn random(&mut self, lo: f32, hi: f32) -> f32 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        lo + (hi - lo) * ((self.rng >> 40) as f32 / (1u64 << 24) as f32)
+    }
+
+    /// Launch the bomb (`Space`): Box2D-Lite's heavy box, fired from above the scene towards
+    /// its lower middle at high speed and spinning. A new bomb replaces the last one.
+    pub fn launch_bomb(&mut self) {
+        if let Some(old) = self.bomb.take() {
+            if self.grab.is_some_and(|g| g.body == old) {
+                self.mouse_up();
+            }
+            let _ = self.world.destroy_body(old);
+        }
+        let camera = self.info.camera;
+        let half_height = 0.5 * camera.height.max(0.1);
+        let half_size = (0.5 * camera.height / BOMB_VIEW_HEIGHT).clamp(0.1, 5.0);
+        let position =
+            camera.center + Vec2::new(self.random(-1.4, 1.4) * half_height, 0.75 * half_height);
+        let aim = camera.center - Vec2::new(0.0, 0.66 * half_height);
+        let def = BodyDef {
+            angle: self.random(-1.5, 1.5),
+            linear_velocity: 1.5 * (aim - position),
+            angular_velocity: self.random(-20.0, 20.0),
+            name: Some("bomb".to_string()),
+            ..BodyDef::dynamic(position)
+        };
+        let Ok(body) = self.world.create_body(&def) else {
+            return;
+        };
+        let shape = Polygon::new_box(half_size, half_size).map(|p| {
+            ShapeDef::new(Geometry::Polygon(p))
+                .density(BOMB_DENSITY)
+                .friction(0.2)
+        });
+        match shape {
+            Ok(shape) if self.world.create_shape(body, &shape).is_ok() => self.bomb = Some(body),
+            _ => {
+                let _ = self.world.destroy_body(body);
+            }
+        }
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Mouse.
+
+    /// Left button pressed at world point `p` (m): grab the dynamic body there, at that
+    /// point, with a soft mouse joint. True when a body was grabbed.
+    pub fn mouse_down(&mut self, p: Vec2) -> bool {
+        self.mouse_up();
+        let Some(body) = self.world.body_at_point(p) else {
+            return false;
+        };
+        let Some(b) = self.world.body(body) else {
+            return false;
+        };
+        if b.kind() != BodyKind::Dynamic {
+            return false;
+        }
+        let gravity = self.world.settings().gravity.length();
+        let weight = b.mass() * if gravity > 1e-3 { gravity } else { 10.0 };
+        let Some(ground) = self.ground_body() else {
+            return false;
+        };
+        let def = MouseJointDef {
+            target: p,
+            hertz: MOUSE_HERTZ,
+            damping_ratio: MOUSE_DAMPING_RATIO,
+            max_force: MOUSE_FORCE_PER_WEIGHT * weight,
+        };
+        match self.world.create_joint(&JointDef::new(ground, body, def)) {
+            Ok(joint) => {
+                self.grab = Some(Grab { joint, body });
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The static body mouse joints hang from, made once per world.
+    fn ground_body(&mut self) -> Option<BodyHandle> {
+        if let Some(g) = self.ground.filter(|g| self.world.body(*g).is_some()) {
+            return Some(g);
+        }
+        let ground = self.world.create_body(&BodyDef::fixed(Vec2::ZERO)).ok()?;
+        self.ground = Some(ground);
+        Some(ground)
+    }
+
+    /// Left button held and moved to world point `p` (m): move the grab's target.
+    pub fn mouse_move(&mut self, p: Vec2) {
+        let Some(grab) = self.grab else { return };
+        match self.world.joint_mut(grab.joint).map(|j| j.kind_mut()) {
+            Some(JointKind::Mouse(m)) => m.set_target(p),
+            _ => self.grab = None,
+        }
+    }
+
+    /// Left button released: let go.
+    pub fn mouse_up(&mut self) {
+        if let Some(grab) = self.grab.take() {
+            let _ = self.world.destroy_joint(grab.joint);
+        }
+    }
+
+    /// True while a body is held by the mouse.
+    pub fn grabbing(&self) -> bool {
+        self.grab.is_some()
+    }
+
+    /// The grabbed point of the body and the target it is pulled to, while dragging.
+    pub fn pull(&self) -> Option<(Vec2, Vec2)> {
+        let grab = self.grab?;
+        let joint = self.world.joint(grab.joint)?;
+        let body = self.world.body(grab.body)?;
+        match joint.kind() {
+            JointKind::Mouse(m) => Some((m.anchor_b(body), m.target())),
+            _ => None,
+        }
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Drawing.
+
+    /// Draw the world through `d` (the world camera is already set): bodies in the app's
+    /// colours by kind and sleep, each moving body with a line from its centre of mass along
+    /// its x axis (its angle), then what the core draws for the other flags (joints,
+    /// contacts, boxes, names), then the mouse's pull.
+    pub fn draw_world(&self, d: &mut MacroquadDraw) {
+        if self.draw_flags.shapes {
+            for (_, body) in self.world.bodies() {
+                let color = body_color(body.kind(), body.is_awake());
+                let xf = body.transform();
+                let mut reach: f32 = 0.0;
+                let center = body.center();
+                let axis = xf.q.x_axis();
+                for &shape in body.shapes() {
+                    let Some(shape) = self.world.shape(shape) else {
+                        continue;
+                    };
+                    draw_geometry(d, shape.geometry(), &xf, color);
+                    reach = reach.max(support(shape.geometry(), &xf, center, axis));
+                }
+                // The angle line, unless the body is too small on screen to show it.
+                let on_screen = reach * d.camera().pixels_per_metre();
+                if body.kind() != BodyKind::Static && on_screen > ANGLE_LINE_MIN_PIXELS {
+                    d.line_px(center, center + reach * axis, color, 1.5);
+                }
+            }
+        }
+        let flags = DrawFlags {
+            shapes: false,
+            ..self.draw_flags
+        };
+        self.world.debug_draw(d, &flags);
+        if let Some((anchor, target)) = self.pull() {
+            d.line_px(anchor, target, PULL_COLOR, 2.5);
+            d.dot_px(anchor, 7.0, PULL_COLOR);
+            d.dot_px(target, 5.0, PULL_COLOR);
+        }
+    }
+
+    /// The world box to fit when the user presses `F`, or `None` for an empty world.
+    pub fn bounds(&self) -> Option<Aabb> {
+        self.world.bounds()
+    }
+
+    // ----------------------------------------------------------------------------------
+    // State dump.
+
+    /// The `--dump-state` JSON: the object `testbed run --json` prints for this world
+    /// (`commands::json_state`, with the step times of the last steps), plus `settings`
+    /// (every solver setting now in force), `testbed` (scene file, name, errors, pause,
+    /// stepping, draw flags, mouse) and the window's `extra` members.
+    pub fn state_json(&self, extra: &[(&str, String)]) -> String {
+        let times: Vec<f64> = self.step_times.iter().copied().collect();
+        let mut members = vec![
+            ("settings", settings_json(self.world.settings())),
+            ("testbed", self.testbed_json()),
+        ];
+        members.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
+        json_state(&self.world, &times, &members)
+    }
+
+    fn testbed_json(&self) -> String {
+        let path = self.scene_path.as_ref().map_or("null".to_string(), |p| {
+            json_string(&p.display().to_string())
+        });
+        let errors: Vec<String> = self.errors.iter().map(|e| json_string(e)).collect();
+        let notices: Vec<String> = self.notices.iter().map(|e| json_string(e)).collect();
+        let stepping = match self.stepping {
+            Stepping::StepsPerFrame(n) => format!("{{\"steps_per_frame\":{n}}}"),
+            Stepping::TimeScale(s) => format!("{{\"time_scale\":{}}}", json_f32(s)),
+        };
+        let f = &self.draw_flags;
+        let draw = format!(
+            "{{\"shapes\":{},\"joints\":{},\"joint_anchors\":{},\"contact_points\":{},\"contact_normals\":{},\"normal_impulses\":{},\"friction_impulses\":{},\"aabbs\":{},\"centers_of_mass\":{},\"body_names\":{}}}",
+            f.shapes,
+            f.joints,
+            f.joint_anchors,
+            f.contact_points,
+            f.contact_normals,
+            f.normal_impulses,
+            f.friction_impulses,
+            f.aabbs,
+            f.centers_of_mass,
+            f.body_names
+        );
         format!(
-            "{{\n  \"scene\": {scene},\n  \"steps\": {},\n  \"time\": {},\n  \"dt\": {},\n  \"bodies\": []\n}}\n",
-            self.steps,
-            self.time,
-            Self::DT
+            "{{\"scene\":{path},\"name\":{},\"errors\":[{}],\"notices\":[{}],\"paused\":{},\"stepping\":{stepping},\"draw\":{draw},\"grabbing\":{},\"bodies\":{}}}",
+            json_string(&self.info.name),
+            errors.join(","),
+            notices.join(","),
+            self.paused,
+            self.grabbing(),
+            self.world.body_count()
         )
     }
 }
 
-/// `s` as a JSON string literal.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+/// How far `geometry` (at `xf`) reaches from `center` along `axis`.
+fn support(geometry: &Geometry, xf: &crate::physics::Transform, center: Vec2, axis: Vec2) -> f32 {
+    let along = |p: Vec2| (xf.apply(p) - center).dot(axis);
+    match geometry {
+        Geometry::Circle(c) => along(c.center) + c.radius,
+        Geometry::Capsule(c) => along(c.center_a).max(along(c.center_b)) + c.radius,
+        Geometry::Polygon(p) => {
+            p.vertices()
+                .iter()
+                .map(|&v| along(v))
+                .fold(f32::MIN, f32::max)
+                + p.radius
         }
+        Geometry::Segment(s) => along(s.point_a).max(along(s.point_b)),
     }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn scenes() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")
+    }
+
+    fn testbed(file: &str) -> Testbed {
+        let library = Library::scan_dir(&scenes());
+        Testbed::with_library(Some(&scenes().join(file)), &Preferences::default(), library).unwrap()
+    }
+
     #[test]
     fn steps_are_fixed_and_pause_holds() {
-        let mut t = Testbed::new(None).unwrap();
+        let mut t = testbed("box2d_lite/single_box.ron");
         for _ in 0..60 {
-            t.update();
+            t.update(1.0 / 60.0);
         }
         assert_eq!(t.steps(), 60);
         assert!((t.time() - 1.0).abs() < 1e-5);
-        t.toggle_pause();
-        t.update();
-        assert_eq!(t.steps(), 60);
-        t.request_step();
-        t.update();
-        t.update();
+        // Frame time does not change the step count in steps-per-frame mode.
+        t.update(0.5);
         assert_eq!(t.steps(), 61);
+        t.toggle_pause();
+        t.update(1.0 / 60.0);
+        assert_eq!(t.steps(), 61);
+        t.request_step();
+        t.update(1.0 / 60.0);
+        t.update(1.0 / 60.0);
+        assert_eq!(t.steps(), 62);
+        t.toggle_pause();
+        t.stepping = Stepping::StepsPerFrame(3);
+        t.update(1.0 / 60.0);
+        assert_eq!(t.steps(), 65);
+    }
+
+    #[test]
+    fn time_scale_follows_the_wall_clock() {
+        let mut t = testbed("box2d_lite/single_box.ron");
+        t.stepping = Stepping::TimeScale(0.5);
+        // 2 s of 240 Hz frames at half speed: 1 s simulated = 60 steps of 1/60 s.
+        for _ in 0..480 {
+            t.update(1.0 / 240.0);
+        }
+        assert!((59..=61).contains(&t.steps()), "{}", t.steps());
+        // A stall is not caught up on beyond the cap.
+        let before = t.steps();
+        t.update(10.0);
+        assert!(t.steps() - before <= MAX_STEPS_PER_FRAME as u64);
     }
 
     #[test]
     fn unreadable_scene_is_an_error_naming_the_file() {
-        let err = Testbed::new(Some(Path::new("/no/such/scene.ron")))
-            .err()
-            .unwrap();
+        let err = Testbed::new(
+            Some(Path::new("/no/such/scene.ron")),
+            &Preferences::default(),
+        )
+        .err()
+        .unwrap();
         assert!(err.contains("/no/such/scene.ron"), "{err}");
     }
 
     #[test]
-    fn state_json_escapes_strings() {
-        assert_eq!(json_string("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
-        let t = Testbed::new(None).unwrap();
-        assert!(t.state_json().contains("\"steps\": 0"));
+    fn a_broken_scene_keeps_the_last_good_one_running() {
+        let mut t = testbed("box2d_lite/single_box.ron");
+        let name = t.info().name.clone();
+        assert!(t.errors().is_empty());
+        t.request(Request::Open(
+            scenes().join("box2d_lite/simple_pendulum.ron"),
+        ));
+        t.update(1.0 / 60.0);
+        // Either the pendulum loads (joints mapped) or its error shows and the box runs on.
+        if t.errors().is_empty() {
+            assert_ne!(t.info().name, name);
+        } else {
+            assert_eq!(t.info().name, name);
+            assert!(
+                t.errors()[0].contains("simple_pendulum.ron"),
+                "{:?}",
+                t.errors()
+            );
+            assert!(t.world().body_by_name("box").is_some());
+            assert_eq!(t.steps(), 1, "still stepping the last good scene");
+        }
+    }
+
+    #[test]
+    fn the_mouse_drags_a_dynamic_body_and_not_the_ground() {
+        let mut t = testbed("box2d_lite/single_box.ron");
+        let b = t.world().body_by_name("box").unwrap();
+        for _ in 0..120 {
+            t.update(1.0 / 60.0);
+        }
+        let start = t.world().body(b).unwrap().position();
+        assert!(!t.mouse_down(Vec2::new(20.0, -5.0)), "ground is static");
+        assert!(t.mouse_down(start));
+        for i in 0..120 {
+            t.mouse_move(start + Vec2::new(0.05 * i as f32, 2.0));
+            t.update(1.0 / 60.0);
+        }
+        let (anchor, target) = t.pull().unwrap();
+        assert!((anchor - target).length() < 1.0, "{anchor} {target}");
+        t.mouse_up();
+        assert!(!t.grabbing() && t.pull().is_none());
+        let end = t.world().body(b).unwrap().position();
+        assert!(end.x - start.x > 4.0, "{start} -> {end}");
+        assert!(t.world().joint_count() == 0);
+    }
+
+    #[test]
+    fn bombs_replace_each_other_and_restart_clears_them() {
+        let mut t = testbed("box2d_lite/pyramid_stacking.ron");
+        let bodies = t.world().body_count();
+        t.key(Key::Bomb);
+        t.update(1.0 / 60.0);
+        t.key(Key::Bomb);
+        t.update(1.0 / 60.0);
+        assert_eq!(t.world().body_count(), bodies + 1);
+        let bomb = t.world().body_by_name("bomb").unwrap();
+        let v = t.world().body(bomb).unwrap().linear_velocity();
+        assert!(v.length() > 10.0 && v.y < 0.0, "{v}");
+        t.key(Key::Restart);
+        t.update(1.0 / 60.0);
+        assert_eq!(t.world().body_count(), bodies);
+        assert_eq!(t.steps(), 1);
+    }
+
+    #[test]
+    fn restart_keeps_user_settings_and_reset_restores_the_scene_s() {
+        let mut t = testbed("box2d_lite/single_box.ron");
+        let mut s = *t.world().settings();
+        s.warm_starting = false;
+        t.set_settings(s).unwrap();
+        t.restart();
+        assert!(!t.world().settings().warm_starting);
+        t.request(Request::ResetSettings);
+        t.update(1.0 / 60.0);
+        assert!(t.world().settings().warm_starting);
+        s.iterations = 0;
+        assert!(t.set_settings(s).is_err());
+    }
+
+    #[test]
+    fn state_json_is_the_run_json_plus_settings_and_testbed() {
+        let mut t = testbed("box2d_lite/single_box.ron");
+        t.update(1.0 / 60.0);
+        let json = t.state_json(&[("frames", "1".into())]);
+        assert!(json.starts_with("{\"steps\":1,"), "{json}");
+        assert!(
+            json.contains("\"settings\":{\"solver\":\"Classic\""),
+            "{json}"
+        );
+        assert!(json.contains("\"warm_starting\":true"), "{json}");
+        assert!(json.contains("\"name\":\"A single box\""), "{json}");
+        assert!(json.trim_end().ends_with(",\"frames\":1}"), "{json}");
+    }
+
+    #[test]
+    fn next_and_previous_walk_the_menu() {
+        let mut t = testbed("box2d_lite/single_box.ron");
+        t.key(Key::NextScene);
+        t.update(1.0 / 60.0);
+        let second = t.library().entries[1].path.clone();
+        assert_eq!(t.scene_path(), Some(second.as_path()));
+        t.key(Key::PreviousScene);
+        t.key(Key::PreviousScene);
+        t.update(1.0 / 60.0);
+        let last = t.library().entries.last().unwrap().path.clone();
+        assert_eq!(t.scene_path(), Some(last.as_path()));
     }
 }

@@ -1,18 +1,21 @@
-//! The window: configuration, the frame loop, camera input, the side panel and the
-//! automation options (`--frames`, `--screenshot`, `--dump-state`).
+//! The window: configuration, the frame loop, camera input, the side panel, preferences and
+//! the automation options (`--frames`, `--screenshot`, `--dump-state`, and the hidden test
+//! hooks `--catalog-smoke`, `--layout-out`, `--max-fps`).
 //!
 //! One frame, in order:
-//! 1. egui: the right side panel; what is left of the window is the world viewport.
-//! 2. input: wheel zoom about the cursor, right/middle drag pan, left button to the
-//!    testbed, keys. Pointer events egui wants (over the panel, dragging a slider) and keys
-//!    while egui has keyboard focus do not reach the world.
-//! 3. `Testbed::update`: at most one fixed step.
-//! 4. draw: background, grid, `Testbed::draw_world` through `MacroquadDraw`, then egui.
-//! 5. screenshots, and the exit check for `--frames`.
+//! 1. egui: the right side panel (resizable); what is left of the window is the world view.
+//! 2. input: wheel zoom about the cursor, right/middle drag pan, left drag to the testbed's
+//!    mouse joint, keys. A press egui wants (over the panel, on a widget) never reaches the
+//!    world, and a drag belongs to wherever it started; keys go to egui while it has focus.
+//! 3. `Testbed::update`: requests, file reload, this frame's fixed steps.
+//! 4. draw: background, grid, `Testbed::draw_world` through `MacroquadDraw`, messages, egui.
+//! 5. screenshots, preferences, the automation hooks, and the exit check.
 
 use std::cell::Cell;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use egui_macroquad::egui;
 use macroquad::input::{
@@ -20,39 +23,74 @@ use macroquad::input::{
     is_quit_requested, mouse_position, mouse_wheel, prevent_quit, KeyCode, MouseButton,
 };
 use macroquad::math::Rect;
+use macroquad::text::{draw_text, measure_text};
+use macroquad::time::get_frame_time;
 use macroquad::window::{
     clear_background, next_frame, screen_dpi_scale, screen_height, screen_width, Conf,
 };
 
 use super::camera::Camera;
 use super::draw::{draw_grid, to_mq, MacroquadDraw, BACKGROUND};
+use super::panel::section;
+use super::preferences::{Preferences, PreferencesFile, PANEL_WIDTH_RANGE};
 use super::screenshot::{save_screen, write_text};
-use super::testbed::Testbed;
-use crate::physics::Vec2;
+use super::testbed::{FrameInfo, Key, Testbed};
+use crate::commands::{json_f32, json_number, json_string};
+use crate::physics::{Color, Vec2};
+use crate::scene::catalog::{self, BENCHMARK};
+use crate::scene::CameraFile;
 
 /// Window title.
 pub const TITLE: &str = "Impulse testbed";
 /// Initial window size (logical px).
 pub const WINDOW_SIZE: (i32, i32) = (1280, 720);
-/// Width of the egui side panel on the right (egui points = logical px).
-pub const PANEL_WIDTH: f32 = 320.0;
 /// Zoom factor per mouse wheel notch.
 pub const WHEEL_ZOOM: f32 = 1.15;
+/// Frames per catalog scene for `--catalog-smoke` without `--frames`.
+pub const SMOKE_FRAMES: u64 = 60;
+/// Most frames per Benchmark scene in `--catalog-smoke` (they are large).
+pub const SMOKE_BENCHMARK_FRAMES: u64 = 10;
+/// How often `--layout-out` is rewritten, in frames.
+const LAYOUT_EVERY: u64 = 10;
+/// Preferences are written at most this often while they change (and once at exit).
+const PREFERENCES_EVERY: Duration = Duration::from_secs(1);
 
 /// What the command line asks of the window.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AppOptions {
-    /// Scene file to open (the demo when `None`).
+    /// Scene file to open (the last or the default scene when `None`).
     pub scene: Option<PathBuf>,
-    /// Run this many frames, then exit 0 (for automation). `None`: until closed.
+    /// Run this many frames, then exit 0 (for automation). `None`: until closed. With
+    /// `catalog_smoke`: frames per scene.
     pub frames: Option<u64>,
     /// Save a PNG of the last frame here.
     pub screenshot: Option<PathBuf>,
-    /// Write the final state as JSON here.
+    /// Write the final state as JSON here (the `testbed run --json` object plus the solver
+    /// settings and the testbed's own state).
     pub dump_state: Option<PathBuf>,
+    /// Test hook: open every catalog scene in turn (after an empty world), run it for
+    /// `frames` frames (at most `SMOKE_BENCHMARK_FRAMES` for Benchmark scenes) and write
+    /// `NN_<file>.png` and `NN_<file>.json` (the dump-state object) into this folder.
+    pub catalog_smoke: Option<PathBuf>,
+    /// Test hook: rewrite this JSON file every few frames with the world viewport, the
+    /// camera and the screen rectangles of the panel's named widgets.
+    pub layout_out: Option<PathBuf>,
+    /// Test hook: sleep so that frames come at most this often per second (Xvfb has no
+    /// vsync, so a scripted drag would otherwise race through thousands of frames).
+    pub max_fps: Option<f32>,
 }
 
-/// The macroquad window configuration: 1280x720, resizable, HiDPI aware.
+impl AppOptions {
+    /// An automated run: preferences are neither read nor written unless
+    /// `IMPULSE_SETTINGS` names a file.
+    pub fn automated(&self) -> bool {
+        self.frames.is_some() || self.catalog_smoke.is_some()
+    }
+}
+
+/// The macroquad window configuration: 1280x720, resizable, HiDPI aware, 4x multisampling
+/// (`IMPULSE_MSAA=1` turns it off: free on a GPU, it costs a software rasteriser such as
+/// Xvfb's llvmpipe most of its frame time).
 pub fn window_conf() -> Conf {
     Conf {
         window_title: TITLE.to_owned(),
@@ -60,7 +98,11 @@ pub fn window_conf() -> Conf {
         window_height: WINDOW_SIZE.1,
         window_resizable: true,
         high_dpi: true,
-        sample_count: 4,
+        sample_count: std::env::var("IMPULSE_MSAA")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|n: &i32| (1..=16).contains(n))
+            .unwrap_or(4),
         ..Default::default()
     }
 }
@@ -73,17 +115,23 @@ pub fn open_window(options: AppOptions) -> i32 {
         eprintln!("testbed: {message}");
         return 1;
     }
-    let testbed = match Testbed::new(options.scene.as_deref()) {
+    let prefs_file = PreferencesFile::locate(options.automated());
+    let (prefs, prefs_message) = prefs_file.load();
+    let mut testbed = match Testbed::new(options.scene.as_deref(), &prefs) {
         Ok(testbed) => testbed,
         Err(message) => {
             eprintln!("testbed: {message}");
             return 1;
         }
     };
+    if let Some(message) = prefs_message {
+        eprintln!("testbed: {message}");
+        testbed.add_notice(message);
+    }
     let code = Rc::new(Cell::new(0));
     let out = code.clone();
     macroquad::Window::from_config(window_conf(), async move {
-        out.set(run(options, testbed).await);
+        out.set(run(options, testbed, prefs_file, prefs).await);
     });
     code.get()
 }
@@ -98,9 +146,13 @@ fn check_environment(options: &AppOptions) -> Result<(), String> {
                 .to_owned(),
         );
     }
-    for path in [&options.screenshot, &options.dump_state]
-        .into_iter()
-        .flatten()
+    for path in [
+        &options.screenshot,
+        &options.dump_state,
+        &options.layout_out,
+    ]
+    .into_iter()
+    .flatten()
     {
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -114,6 +166,10 @@ fn check_environment(options: &AppOptions) -> Result<(), String> {
             ));
         }
     }
+    if let Some(dir) = &options.catalog_smoke {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
     Ok(())
 }
 
@@ -124,49 +180,116 @@ struct PanelActions {
     screenshot: bool,
 }
 
+/// `--catalog-smoke`: the scenes still to show, and frames left on the current one.
+struct Smoke {
+    dir: PathBuf,
+    /// (output file stem, scene file or `None` for the empty world, frames).
+    queue: Vec<(String, Option<PathBuf>, u64)>,
+    index: usize,
+    frames_left: u64,
+}
+
+impl Smoke {
+    fn new(dir: &Path, frames: u64, testbed: &Testbed) -> Smoke {
+        let mut queue = vec![("00_empty".to_string(), None, frames)];
+        for (i, entry) in catalog::CATALOG.iter().enumerate() {
+            let stem = entry.file.trim_end_matches(".ron").replace('/', "-");
+            let frames = if entry.category == BENCHMARK {
+                frames.min(SMOKE_BENCHMARK_FRAMES)
+            } else {
+                frames
+            };
+            let path = entry.path_in(&testbed.library().dir);
+            queue.push((format!("{:02}_{stem}", i + 1), Some(path), frames));
+        }
+        Smoke {
+            dir: dir.to_path_buf(),
+            queue,
+            index: 0,
+            frames_left: 0,
+        }
+    }
+
+    /// Open the current entry.
+    fn start(&mut self, testbed: &mut Testbed) {
+        let (_, path, frames) = &self.queue[self.index];
+        match path {
+            Some(path) => testbed.open(path),
+            None => testbed.open_empty(),
+        }
+        self.frames_left = *frames;
+    }
+}
+
 /// The frame loop. Returns the exit code.
-pub async fn run(options: AppOptions, mut testbed: Testbed) -> i32 {
+pub async fn run(
+    options: AppOptions,
+    mut testbed: Testbed,
+    prefs_file: PreferencesFile,
+    prefs: Preferences,
+) -> i32 {
     prevent_quit(); // so closing the window still writes --screenshot / --dump-state
     egui_macroquad::cfg(|ctx| ctx.set_pixels_per_point(screen_dpi_scale()));
 
     let mut camera = Camera::default();
-    let mut framed = false;
     let mut frame: u64 = 0;
     let mut pan_from: Option<Vec2> = None;
     let mut left_down = false;
     let mut status = String::new();
     let mut exit_code = 0;
+    let mut panel_width = prefs.panel_width;
+    let mut saved_prefs = prefs;
+    let mut prefs_saved_at = Instant::now();
+    let mut frame_seconds: f32 = 1.0 / 60.0;
+    let started = Instant::now();
+    let mut last_frame = Instant::now();
+    let mut smoke = options
+        .catalog_smoke
+        .as_deref()
+        .map(|dir| Smoke::new(dir, options.frames.unwrap_or(SMOKE_FRAMES), &testbed));
+    if let Some(smoke) = smoke.as_mut() {
+        smoke.start(&mut testbed);
+    }
 
     loop {
         let quitting = is_quit_requested();
         let screen = Vec2::new(screen_width(), screen_height());
+        let frame_dt = get_frame_time();
+        if frame_dt.is_finite() && frame_dt > 0.0 {
+            frame_seconds += 0.05 * (frame_dt.min(1.0) - frame_seconds);
+        }
+        let info = FrameInfo {
+            fps: 1.0 / frame_seconds.max(1e-4),
+            frames: frame,
+        };
 
         // 1. egui. The world viewport is what the panel leaves.
         let mut actions = PanelActions::default();
-        let mut world_rect = Rect::new(0.0, 0.0, screen.x - PANEL_WIDTH, screen.y);
+        let mut world_rect = Rect::new(0.0, 0.0, screen.x - panel_width, screen.y);
         egui_macroquad::ui(|ctx| {
-            egui::SidePanel::right("testbed_panel")
-                .exact_width(PANEL_WIDTH)
-                .resizable(false)
+            let response = egui::SidePanel::right("testbed_panel")
+                .default_width(panel_width)
+                .width_range(PANEL_WIDTH_RANGE.0..=PANEL_WIDTH_RANGE.1)
+                .resizable(true)
                 .show(ctx, |ui| {
                     egui::ScrollArea::vertical().show(ui, |ui| {
                         ui.heading(TITLE);
-                        ui.separator();
-                        testbed.ui(ui);
-                        ui.separator();
-                        view_ui(ui, &camera, &mut actions, &status);
+                        testbed.ui(ui, &info);
+                        let mut open = testbed.sections.view;
+                        section(ui, "View", &mut open, |ui| {
+                            view_ui(ui, &camera, &mut actions, &status)
+                        });
+                        testbed.sections.view = open;
                     });
                 });
+            panel_width = response.response.rect.width();
             let r = ctx.available_rect();
             world_rect = Rect::new(r.min.x, r.min.y, r.width(), r.height());
         });
         let (egui_pointer, egui_keyboard) = egui_pointer_and_keyboard();
         camera.set_viewport(world_rect);
-        if !framed {
-            if let Some(bounds) = testbed.bounds() {
-                camera.frame(bounds);
-            }
-            framed = true;
+        if let Some(view) = testbed.take_camera_request() {
+            show_scene_camera(&mut camera, view);
         }
 
         // 2. Input.
@@ -174,7 +297,10 @@ pub async fn run(options: AppOptions, mut testbed: Testbed) -> i32 {
         let in_world = camera.viewport_contains(mouse) && !egui_pointer;
         let (_, wheel) = mouse_wheel();
         if wheel != 0.0 && in_world {
-            camera.zoom_at(mouse, WHEEL_ZOOM.powf(wheel.clamp(-5.0, 5.0)));
+            camera.zoom_at(
+                mouse,
+                WHEEL_ZOOM.powf(wheel.signum() * wheel.abs().min(5.0)),
+            );
         }
         let pan_pressed = is_mouse_button_pressed(MouseButton::Right)
             || is_mouse_button_pressed(MouseButton::Middle);
@@ -196,22 +322,33 @@ pub async fn run(options: AppOptions, mut testbed: Testbed) -> i32 {
         } else if left_down {
             testbed.mouse_move(camera.screen_to_world(mouse));
         }
-        if left_down && is_mouse_button_released(MouseButton::Left) {
+        if left_down
+            && (is_mouse_button_released(MouseButton::Left)
+                || !is_mouse_button_down(MouseButton::Left))
+        {
             left_down = false;
             testbed.mouse_up();
         }
         if !egui_keyboard {
+            for (code, key) in [
+                (KeyCode::P, Key::Pause),
+                (KeyCode::O, Key::SingleStep),
+                (KeyCode::R, Key::Restart),
+                (KeyCode::Space, Key::Bomb),
+                (KeyCode::PageDown, Key::NextScene),
+                (KeyCode::RightBracket, Key::NextScene),
+                (KeyCode::PageUp, Key::PreviousScene),
+                (KeyCode::LeftBracket, Key::PreviousScene),
+            ] {
+                if is_key_pressed(code) {
+                    testbed.key(key);
+                }
+            }
             if is_key_pressed(KeyCode::F) {
                 actions.frame_scene = true;
             }
             if is_key_pressed(KeyCode::F12) {
                 actions.screenshot = true;
-            }
-            if is_key_pressed(KeyCode::P) {
-                testbed.toggle_pause();
-            }
-            if is_key_pressed(KeyCode::O) {
-                testbed.request_step();
             }
         }
         if actions.frame_scene {
@@ -221,18 +358,19 @@ pub async fn run(options: AppOptions, mut testbed: Testbed) -> i32 {
         }
 
         // 3. Physics.
-        testbed.update();
+        testbed.update(frame_dt);
 
-        // 4. Draw: world under the world camera, then egui in screen space.
+        // 4. Draw: world under the world camera, messages, then egui in screen space.
         clear_background(to_mq(BACKGROUND));
         let mut draw = MacroquadDraw::begin(&camera, screen);
         draw_grid(&camera);
         testbed.draw_world(&mut draw);
         draw.finish();
+        draw_messages(&camera, &testbed);
         egui_macroquad::draw();
         frame += 1;
 
-        // 5. Screenshots and exit.
+        // 5. Screenshots, preferences, hooks, exit.
         if actions.screenshot {
             let path = PathBuf::from(format!("impulse-screenshot-{frame:05}.png"));
             status = match save_screen(&path) {
@@ -241,7 +379,59 @@ pub async fn run(options: AppOptions, mut testbed: Testbed) -> i32 {
             };
             println!("{status}");
         }
-        let last = quitting || options.frames.is_some_and(|n| frame >= n);
+        let prefs_now = testbed.preferences(panel_width);
+        let last = quitting || (smoke.is_none() && options.frames.is_some_and(|n| frame >= n));
+        if prefs_now != saved_prefs && (last || prefs_saved_at.elapsed() >= PREFERENCES_EVERY) {
+            if let Err(e) = prefs_file.save(&prefs_now) {
+                testbed.add_notice(format!("cannot save the preferences: {e}"));
+            }
+            saved_prefs = prefs_now;
+            prefs_saved_at = Instant::now();
+        }
+        if let Some(path) = &options.layout_out {
+            if frame % LAYOUT_EVERY == 1 {
+                let _ = write_text(path, &layout_json(&camera, &testbed, screen, frame));
+            }
+        }
+        let viewport = camera.viewport();
+        let window_extra = |frame: u64| {
+            let seconds = started.elapsed().as_secs_f64();
+            vec![
+                (
+                    "viewport",
+                    format!(
+                        "[{},{},{},{}]",
+                        json_f32(viewport.x),
+                        json_f32(viewport.y),
+                        json_f32(viewport.w),
+                        json_f32(viewport.h)
+                    ),
+                ),
+                ("frames", frame.to_string()),
+                ("seconds", json_number(seconds)),
+                ("fps", json_number(frame as f64 / seconds.max(1e-9))),
+            ]
+        };
+        if let Some(s) = smoke.as_mut() {
+            s.frames_left = s.frames_left.saturating_sub(1);
+            if s.frames_left == 0 {
+                let (stem, _, _) = &s.queue[s.index];
+                let shot = s.dir.join(format!("{stem}.png"));
+                let state = s.dir.join(format!("{stem}.json"));
+                let written = save_screen(&shot)
+                    .and_then(|()| write_text(&state, &testbed.state_json(&window_extra(frame))));
+                if let Err(e) = written {
+                    eprintln!("testbed: {e}");
+                    exit_code = 1;
+                }
+                s.index += 1;
+                if s.index == s.queue.len() || quitting {
+                    println!("testbed: catalog smoke: {} scenes", s.queue.len() - 1);
+                    return exit_code;
+                }
+                s.start(&mut testbed);
+            }
+        }
         if last {
             if let Some(path) = &options.screenshot {
                 if let Err(e) = save_screen(path) {
@@ -250,15 +440,37 @@ pub async fn run(options: AppOptions, mut testbed: Testbed) -> i32 {
                 }
             }
             if let Some(path) = &options.dump_state {
-                if let Err(e) = write_text(path, &testbed.state_json()) {
+                if let Err(e) = write_text(path, &testbed.state_json(&window_extra(frame))) {
                     eprintln!("testbed: {e}");
                     exit_code = 1;
                 }
             }
+            if options.frames.is_some() {
+                let seconds = started.elapsed().as_secs_f64();
+                println!(
+                    "testbed: {frame} frames in {seconds:.2} s ({:.1} fps), {} steps",
+                    frame as f64 / seconds.max(1e-9),
+                    testbed.steps()
+                );
+            }
             return exit_code;
         }
+        if let Some(fps) = options.max_fps.filter(|f| f.is_finite() && *f > 0.0) {
+            let period = Duration::from_secs_f32(1.0 / fps);
+            let spent = last_frame.elapsed();
+            if spent < period {
+                std::thread::sleep(period - spent);
+            }
+        }
+        last_frame = Instant::now();
         next_frame().await;
     }
+}
+
+/// Centre the view on a scene's camera: its height fills the viewport's height.
+fn show_scene_camera(camera: &mut Camera, view: CameraFile) {
+    camera.set_center(view.center);
+    camera.set_view_height(view.height);
 }
 
 /// Whether egui wants the pointer (over the panel, or dragging a widget) and the keyboard.
@@ -273,37 +485,169 @@ fn egui_pointer_and_keyboard() -> (bool, bool) {
     wants
 }
 
-/// The View section of the panel: camera readout, framing, screenshots, controls.
-fn view_ui(ui: &mut egui::Ui, camera: &Camera, actions: &mut PanelActions, status: &str) {
-    egui::CollapsingHeader::new("View")
-        .default_open(true)
-        .show(ui, |ui| {
-            let c = camera.center();
-            ui.label(format!(
-                "centre ({:.2}, {:.2}) m   {:.1} px/m",
-                c.x,
-                c.y,
-                camera.pixels_per_metre()
+/// Messages over the world view: the first scene error (the panel has them all), and for an
+/// empty world the notices (no scenes folder) or a hint.
+fn draw_messages(camera: &Camera, testbed: &Testbed) {
+    let view = camera.viewport();
+    let mut lines: Vec<(String, Color)> = Vec::new();
+    if let Some(first) = testbed.errors().first() {
+        lines.push((
+            format!(
+                "Scene file has errors (still running: {}):",
+                testbed.info().name
+            ),
+            Color::rgb(1.0, 0.45, 0.4),
+        ));
+        lines.push((first.clone(), Color::rgb(1.0, 0.45, 0.4)));
+    }
+    if testbed.world().body_count() == 0 {
+        for notice in testbed.notices() {
+            lines.push((notice.clone(), Color::rgb(1.0, 0.8, 0.35)));
+        }
+        if testbed.errors().is_empty() && testbed.notices().is_empty() {
+            lines.push((
+                "Empty world: pick a scene in the panel".to_string(),
+                Color::rgb(0.8, 0.8, 0.8),
             ));
-            ui.horizontal(|ui| {
-                if ui.button("Frame scene (F)").clicked() {
-                    actions.frame_scene = true;
-                }
-                if ui.button("Screenshot (F12)").clicked() {
-                    actions.screenshot = true;
-                }
-            });
-            if !status.is_empty() {
-                ui.label(status);
-            }
-        });
-    egui::CollapsingHeader::new("Controls")
-        .default_open(false)
-        .show(ui, |ui| {
-            ui.label("Wheel: zoom about the cursor");
-            ui.label("Right or middle drag: pan");
-            ui.label("Left drag: grab (with the World)");
-            ui.label("F: frame the scene   F12: screenshot");
-            ui.label("P: pause / run   O: single step");
-        });
+        }
+    }
+    let size = 18.0;
+    let mut y = view.y + 28.0;
+    for (text, color) in lines {
+        for line in wrap(&text, view.w - 32.0, size) {
+            draw_text(&line, view.x + 16.0, y, size, to_mq(color));
+            y += size + 4.0;
+        }
+    }
+}
+
+/// Split `text` into lines at most `width` pixels wide at font `size`.
+fn wrap(text: &str, width: f32, size: f32) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let candidate = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if !line.is_empty() && measure_text(&candidate, None, size as u16, 1.0).width > width {
+            lines.push(std::mem::replace(&mut line, word.to_string()));
+        } else {
+            line = candidate;
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The `--layout-out` JSON: where things are on screen, for scripted input.
+fn layout_json(camera: &Camera, testbed: &Testbed, screen: Vec2, frame: u64) -> String {
+    let rect = |x: f32, y: f32, w: f32, h: f32| {
+        format!(
+            "[{},{},{},{}]",
+            json_f32(x),
+            json_f32(y),
+            json_f32(w),
+            json_f32(h)
+        )
+    };
+    let v = camera.viewport();
+    let c = camera.center();
+    let mut widgets: Vec<(&&str, &egui::Rect)> = testbed.layout().iter().collect();
+    widgets.sort_by_key(|(name, _)| **name);
+    let mut w = String::new();
+    for (i, (name, r)) in widgets.into_iter().enumerate() {
+        if i > 0 {
+            w.push(',');
+        }
+        let _ = write!(
+            w,
+            "{}:{}",
+            json_string(name),
+            rect(r.min.x, r.min.y, r.width(), r.height())
+        );
+    }
+    format!(
+        "{{\"frame\":{frame},\"dpi_scale\":{},\"screen\":[{},{}],\"viewport\":{},\"camera\":{{\"center\":[{},{}],\"view_height\":{},\"pixels_per_metre\":{}}},\"steps\":{},\"grabbing\":{},\"scene\":{},\"errors\":{},\"widgets\":{{{w}}}}}\n",
+        json_f32(screen_dpi_scale()),
+        json_f32(screen.x),
+        json_f32(screen.y),
+        rect(v.x, v.y, v.w, v.h),
+        json_f32(c.x),
+        json_f32(c.y),
+        json_f32(camera.view_height()),
+        json_f32(camera.pixels_per_metre()),
+        testbed.steps(),
+        testbed.grabbing(),
+        json_string(&testbed.info().name),
+        testbed.errors().len()
+    )
+}
+
+/// The View section of the panel: camera readout, framing, screenshots, the controls.
+fn view_ui(ui: &mut egui::Ui, camera: &Camera, actions: &mut PanelActions, status: &str) {
+    let c = camera.center();
+    ui.label(format!(
+        "centre ({:.2}, {:.2}) m   {:.1} px/m",
+        c.x,
+        c.y,
+        camera.pixels_per_metre()
+    ));
+    ui.horizontal(|ui| {
+        if ui.button("Frame scene (F)").clicked() {
+            actions.frame_scene = true;
+        }
+        if ui.button("Screenshot (F12)").clicked() {
+            actions.screenshot = true;
+        }
+    });
+    if !status.is_empty() {
+        ui.label(status);
+    }
+    ui.label(egui::RichText::new("Controls").strong());
+    egui::Grid::new("controls").num_columns(2).show(ui, |ui| {
+        for (key, what) in CONTROLS {
+            ui.label(*key);
+            ui.label(*what);
+            ui.end_row();
+        }
+    });
+}
+
+/// The controls, as the panel and the README list them.
+pub const CONTROLS: &[(&str, &str)] = &[
+    ("Left drag", "grab a dynamic body (mouse joint)"),
+    ("Wheel", "zoom about the cursor"),
+    ("Right/middle drag", "pan"),
+    ("F", "frame the whole scene"),
+    ("P", "pause / run"),
+    ("O", "single step"),
+    ("R", "restart the scene"),
+    ("Space", "launch a bomb"),
+    ("PgDn or ]", "next scene"),
+    ("PgUp or [", "previous scene"),
+    ("F12", "screenshot"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn automated_runs_are_the_ones_with_frames_or_smoke() {
+        assert!(!AppOptions::default().automated());
+        assert!(AppOptions {
+            frames: Some(3),
+            ..AppOptions::default()
+        }
+        .automated());
+        assert!(AppOptions {
+            catalog_smoke: Some("x".into()),
+            ..AppOptions::default()
+        }
+        .automated());
+    }
 }

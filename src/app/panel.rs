@@ -1,0 +1,426 @@
+//! The side panel's physics sections: Scenes, Run, Solver, Draw and Stats (the window adds
+//! View). Every change applies the frame it is made: solver settings through
+//! `World::set_settings`, scene changes and restarts as requests applied at the start of the
+//! next `Testbed::update`.
+//!
+//! Widgets a test needs to click are recorded by name in `Testbed::layout` with their screen
+//! rectangle (see `--layout-out` in `window.rs`).
+
+use egui_macroquad::egui::{self, Color32, RichText};
+
+use super::preferences::{Stepping, MAX_STEPS_PER_FRAME, TIME_SCALE_RANGE};
+use super::testbed::{FrameInfo, Request, Testbed};
+use crate::physics::{SolverKind, SolverSettings};
+
+/// Colour of error text.
+pub const ERROR_COLOR: Color32 = Color32::from_rgb(255, 110, 100);
+/// Colour of notices.
+pub const NOTICE_COLOR: Color32 = Color32::from_rgb(255, 200, 90);
+
+/// A collapsing section whose open state is kept in `open` (remembered between runs).
+pub fn section(ui: &mut egui::Ui, title: &str, open: &mut bool, add: impl FnOnce(&mut egui::Ui)) {
+    let response = egui::CollapsingHeader::new(RichText::new(title).strong())
+        .id_salt(title)
+        .default_open(*open)
+        .show(ui, add);
+    *open = response.openness > 0.5;
+}
+
+impl Testbed {
+    /// Record a widget's rectangle under `name` when it is visible.
+    fn track(&mut self, ui: &egui::Ui, name: &'static str, response: &egui::Response) {
+        if ui.is_rect_visible(response.rect) {
+            self.layout.insert(name, response.rect);
+        } else {
+            self.layout.remove(name);
+        }
+    }
+
+    /// The physics sections of the side panel.
+    pub fn ui(&mut self, ui: &mut egui::Ui, frame: &FrameInfo) {
+        for notice in &self.notices {
+            ui.label(RichText::new(notice).color(NOTICE_COLOR));
+        }
+        if !self.errors.is_empty() {
+            ui.label(
+                RichText::new(format!(
+                    "The scene file has errors; still running: {}",
+                    self.info.name
+                ))
+                .color(ERROR_COLOR)
+                .strong(),
+            );
+            for e in &self.errors {
+                ui.label(RichText::new(e).color(ERROR_COLOR).monospace());
+            }
+        }
+        let mut sections = self.sections;
+        section(ui, "Scenes", &mut sections.scenes, |ui| self.scenes_ui(ui));
+        section(ui, "Run", &mut sections.run, |ui| self.run_ui(ui));
+        section(ui, "Solver", &mut sections.solver, |ui| self.solver_ui(ui));
+        section(ui, "Draw", &mut sections.draw, |ui| self.draw_ui(ui));
+        section(ui, "Stats", &mut sections.stats, |ui| {
+            self.stats_ui(ui, frame)
+        });
+        self.sections = sections;
+    }
+
+    fn scenes_ui(&mut self, ui: &mut egui::Ui) {
+        let current = self
+            .scene_path
+            .as_deref()
+            .and_then(|p| self.library.index_of(p));
+        let mut open = None;
+        let reveal = self.menu_revealed != self.scene_path;
+        self.menu_revealed = self.scene_path.clone();
+        for category in self.library.categories() {
+            let has_current = current.is_some_and(|i| self.library.entries[i].category == category);
+            let title = if has_current {
+                RichText::new(category).strong()
+            } else {
+                RichText::new(category)
+            };
+            // The current scene's category opens when the scene changes; the user may close
+            // it again.
+            let force_open = (has_current && reveal).then_some(true);
+            egui::CollapsingHeader::new(title)
+                .id_salt(("category", category))
+                .default_open(has_current)
+                .open(force_open)
+                .show(ui, |ui| {
+                    for (i, entry) in self.library.entries.iter().enumerate() {
+                        if entry.category != category {
+                            continue;
+                        }
+                        let response = ui
+                            .selectable_label(current == Some(i), &entry.name)
+                            .on_hover_text(entry.path.display().to_string());
+                        if response.clicked() {
+                            open = Some(entry.path.clone());
+                        }
+                    }
+                });
+        }
+        if let Some(path) = open {
+            self.requests.push(Request::Open(path));
+        }
+        ui.horizontal(|ui| {
+            if ui.button("< Previous [").clicked() {
+                self.requests.push(Request::Neighbour(-1));
+            }
+            if ui.button("Next ] >").clicked() {
+                self.requests.push(Request::Neighbour(1));
+            }
+        });
+        ui.label(RichText::new(&self.info.name).strong());
+        if !self.info.description.is_empty() {
+            ui.label(&self.info.description);
+        }
+        if let Some(path) = &self.scene_path {
+            ui.label(
+                RichText::new(format!("{} (reloaded when it changes)", path.display()))
+                    .small()
+                    .weak(),
+            );
+        }
+    }
+
+    fn run_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            let label = if self.paused { "Run (P)" } else { "Pause (P)" };
+            let r = ui.button(label);
+            self.track(ui, "pause", &r);
+            if r.clicked() {
+                self.toggle_pause();
+            }
+            let r = ui.button("Step (O)");
+            self.track(ui, "single_step", &r);
+            if r.clicked() {
+                self.request_step();
+            }
+            let r = ui.button("Restart (R)");
+            self.track(ui, "restart", &r);
+            if r.clicked() {
+                self.requests.push(Request::Restart);
+            }
+            let r = ui.button("Bomb (Space)");
+            self.track(ui, "bomb", &r);
+            if r.clicked() {
+                self.requests.push(Request::Bomb);
+            }
+        });
+
+        // Step rate: the fixed dt is 1 / step_hz.
+        let mut settings = *self.world.settings();
+        let r = ui.add(
+            egui::Slider::new(&mut settings.step_hz, 15.0..=480.0)
+                .logarithmic(true)
+                .text("step rate (Hz)"),
+        );
+        self.track(ui, "step_hz", &r);
+        if settings != *self.world.settings() {
+            self.apply_settings(settings);
+        }
+
+        let mut per_frame = matches!(self.stepping, Stepping::StepsPerFrame(_));
+        ui.horizontal(|ui| {
+            ui.radio_value(&mut per_frame, true, "steps per frame");
+            ui.radio_value(&mut per_frame, false, "time scale");
+        });
+        match (&mut self.stepping, per_frame) {
+            (Stepping::StepsPerFrame(n), true) => {
+                ui.add(egui::Slider::new(n, 0..=MAX_STEPS_PER_FRAME).text("steps / frame"));
+            }
+            (Stepping::TimeScale(s), false) => {
+                ui.add(
+                    egui::Slider::new(s, TIME_SCALE_RANGE.0..=TIME_SCALE_RANGE.1)
+                        .logarithmic(true)
+                        .text("x real time"),
+                );
+            }
+            (stepping, true) => *stepping = Stepping::StepsPerFrame(1),
+            (stepping, false) => *stepping = Stepping::TimeScale(1.0),
+        }
+        let dt = self.world.settings().dt();
+        ui.label(format!(
+            "step {}   t = {:.2} s   dt = {:.2} ms   {} step(s) last frame",
+            self.world.step_count(),
+            self.world.time(),
+            1000.0 * dt,
+            self.frame_steps
+        ));
+    }
+
+    /// Apply new solver settings; a refusal becomes a notice.
+    fn apply_settings(&mut self, settings: SolverSettings) {
+        if let Err(message) = self.set_settings(settings) {
+            self.add_notice(message);
+        }
+    }
+
+    fn solver_ui(&mut self, ui: &mut egui::Ui) {
+        let before = *self.world.settings();
+        let mut s = before;
+        ui.horizontal(|ui| {
+            ui.label("solver");
+            ui.radio_value(&mut s.solver, SolverKind::Classic, "Classic")
+                .on_hover_text("Box2D-Lite's sequential impulses with Baumgarte correction");
+            ui.radio_value(&mut s.solver, SolverKind::SoftStep, "Soft step")
+                .on_hover_text("Box2D v3's sub-stepped soft constraints with relax");
+        });
+        let checks: [(&'static str, &str, &mut bool, &str); 5] = [
+            (
+                "warm_starting",
+                "warm starting",
+                &mut s.warm_starting,
+                "apply last step's impulses first",
+            ),
+            (
+                "accumulate_impulses",
+                "accumulate impulses",
+                &mut s.accumulate_impulses,
+                "clamp the accumulated impulse (off: clamp each increment, Box2D-Lite's jitter)",
+            ),
+            (
+                "position_correction",
+                "position correction",
+                &mut s.position_correction,
+                "Baumgarte bias pushing penetration back to the slop",
+            ),
+            (
+                "block_solver",
+                "block solver",
+                &mut s.block_solver,
+                "solve two-point manifolds together (2x2 LCP)",
+            ),
+            (
+                "sleep",
+                "sleep",
+                &mut s.sleep,
+                "let still bodies fall asleep",
+            ),
+        ];
+        let mut tracked = Vec::new();
+        ui.horizontal_wrapped(|ui| {
+            for (name, label, value, hint) in checks {
+                let r = ui.checkbox(value, label).on_hover_text(hint);
+                tracked.push((name, r));
+            }
+        });
+        for (name, r) in &tracked {
+            self.track(ui, name, r);
+        }
+        let r = ui.add(egui::Slider::new(&mut s.iterations, 1..=100).text("iterations"));
+        self.track(ui, "iterations", &r);
+        ui.add(egui::Slider::new(&mut s.substeps, 1..=16).text("sub-steps"));
+        ui.add(egui::Slider::new(&mut s.bias_factor, 0.0..=1.0).text("bias factor"));
+        ui.add(
+            egui::Slider::new(&mut s.allowed_penetration, 0.0..=0.1)
+                .text("allowed penetration (m)"),
+        );
+        ui.add(
+            egui::Slider::new(&mut s.restitution_threshold, 0.0..=10.0)
+                .text("restitution threshold (m/s)"),
+        );
+        ui.horizontal(|ui| {
+            ui.label("gravity (m/s²)");
+            ui.add(
+                egui::DragValue::new(&mut s.gravity.x)
+                    .speed(0.1)
+                    .range(-100.0..=100.0)
+                    .prefix("x "),
+            );
+            ui.add(
+                egui::DragValue::new(&mut s.gravity.y)
+                    .speed(0.1)
+                    .range(-100.0..=100.0)
+                    .prefix("y "),
+            );
+        });
+        ui.add(egui::Slider::new(&mut s.time_to_sleep, 0.0..=5.0).text("time to sleep (s)"));
+        ui.add(
+            egui::Slider::new(&mut s.linear_sleep_tolerance, 0.0..=1.0).text("sleep speed (m/s)"),
+        );
+        let mut degrees = s.angular_sleep_tolerance.to_degrees();
+        ui.add(egui::Slider::new(&mut degrees, 0.0..=45.0).text("sleep spin (°/s)"));
+        if (degrees - before.angular_sleep_tolerance.to_degrees()).abs() > 1e-4 {
+            s.angular_sleep_tolerance = degrees.to_radians();
+        }
+        ui.add_enabled_ui(s.solver == SolverKind::SoftStep, |ui| {
+            ui.label(RichText::new("Soft step").strong());
+            ui.add(
+                egui::Slider::new(&mut s.contact_hertz, 1.0..=240.0).text("contact stiffness (Hz)"),
+            );
+            ui.add(
+                egui::Slider::new(&mut s.contact_damping_ratio, 0.0..=20.0)
+                    .text("contact damping ratio"),
+            );
+            ui.add(
+                egui::Slider::new(&mut s.contact_push_max_velocity, 0.0..=10.0)
+                    .text("max push-out (m/s)"),
+            );
+            ui.add(egui::Slider::new(&mut s.joint_hertz, 1.0..=240.0).text("joint stiffness (Hz)"));
+            ui.add(
+                egui::Slider::new(&mut s.joint_damping_ratio, 0.0..=20.0)
+                    .text("joint damping ratio"),
+            );
+        });
+        if s != before {
+            self.apply_settings(s);
+        }
+        let differs = *self.world.settings() != self.scene_settings;
+        let r = ui.add_enabled(differs, egui::Button::new("Reset to the scene's settings"));
+        self.track(ui, "reset_settings", &r);
+        if r.clicked() {
+            self.requests.push(Request::ResetSettings);
+        }
+    }
+
+    fn draw_ui(&mut self, ui: &mut egui::Ui) {
+        let mut f = self.draw_flags;
+        let items: [(&'static str, &str, &mut bool); 10] = [
+            ("draw_shapes", "shapes", &mut f.shapes),
+            ("draw_joints", "joints", &mut f.joints),
+            ("draw_joint_anchors", "joint anchors", &mut f.joint_anchors),
+            (
+                "draw_contact_points",
+                "contact points",
+                &mut f.contact_points,
+            ),
+            (
+                "draw_contact_normals",
+                "contact normals",
+                &mut f.contact_normals,
+            ),
+            (
+                "draw_normal_impulses",
+                "normal impulses",
+                &mut f.normal_impulses,
+            ),
+            (
+                "draw_friction_impulses",
+                "friction impulses",
+                &mut f.friction_impulses,
+            ),
+            ("draw_aabbs", "AABBs", &mut f.aabbs),
+            (
+                "draw_centers_of_mass",
+                "centres of mass",
+                &mut f.centers_of_mass,
+            ),
+            ("draw_body_names", "body names", &mut f.body_names),
+        ];
+        let mut tracked = Vec::new();
+        egui::Grid::new("draw_flags").num_columns(2).show(ui, |ui| {
+            for (i, (name, label, value)) in items.into_iter().enumerate() {
+                tracked.push((name, ui.checkbox(value, label)));
+                if i % 2 == 1 {
+                    ui.end_row();
+                }
+            }
+        });
+        for (name, r) in &tracked {
+            self.track(ui, name, r);
+        }
+        self.draw_flags = f;
+        ui.horizontal_wrapped(|ui| {
+            ui.label("colours:");
+            for (label, color) in [
+                ("static", super::draw::STATIC_COLOR),
+                ("kinematic", super::draw::KINEMATIC_COLOR),
+                ("dynamic", super::draw::DYNAMIC_COLOR),
+                ("asleep", super::draw::SLEEPING_COLOR),
+            ] {
+                let c = Color32::from_rgb(
+                    (255.0 * color.r) as u8,
+                    (255.0 * color.g) as u8,
+                    (255.0 * color.b) as u8,
+                );
+                ui.label(RichText::new(label).color(c));
+            }
+        });
+    }
+
+    fn stats_ui(&mut self, ui: &mut egui::Ui, frame: &FrameInfo) {
+        let stats = *self.world.stats();
+        egui::Grid::new("stats_grid").num_columns(2).show(ui, |ui| {
+            let mut row = |name: &str, value: String| {
+                ui.label(name);
+                ui.label(value);
+                ui.end_row();
+            };
+            row(
+                "bodies",
+                format!("{} ({} awake)", self.world.body_count(), stats.awake_bodies),
+            );
+            row(
+                "contacts",
+                format!("{} ({} pairs)", stats.contacts, stats.pairs),
+            );
+            row("manifold points", stats.manifold_points.to_string());
+            row("joints", self.world.joint_count().to_string());
+            row("step", format!("{:.3} ms", stats.total_ms));
+            row(
+                "  broad / narrow",
+                format!(
+                    "{:.3} / {:.3} ms",
+                    stats.broad_phase_ms, stats.narrow_phase_ms
+                ),
+            );
+            row(
+                "  solve / integrate",
+                format!("{:.3} / {:.3} ms", stats.solve_ms, stats.integrate_ms),
+            );
+            let frame_ms = if frame.fps > 0.0 {
+                1000.0 / frame.fps
+            } else {
+                0.0
+            };
+            row(
+                "frame rate",
+                format!("{:.0} fps ({frame_ms:.1} ms)", frame.fps),
+            );
+        });
+        self.history.ui(ui);
+    }
+}
