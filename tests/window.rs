@@ -554,25 +554,10 @@ fn every_catalog_scene_opens_runs_and_draws() {
                 );
                 drawn += 1;
             }
-            Err(errors) => {
-                // Joint mapping pending on this branch: the window shows the error.
-                assert!(errors.only_joints_unavailable(), "{}: {errors}", entry.file);
-                assert!(
-                    json.contains("not available"),
-                    "{}: the error is not shown: {json}",
-                    entry.file
-                );
-                eprintln!(
-                    "{}: not loadable on this build (shown as an error)",
-                    entry.file
-                );
-            }
+            Err(errors) => panic!("{}: every catalog scene must load: {errors}", entry.file),
         }
     }
-    assert!(
-        drawn >= catalog::CATALOG.len() / 2,
-        "only {drawn} scenes drawn"
-    );
+    assert_eq!(drawn, catalog::CATALOG.len(), "every scene drawn");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
