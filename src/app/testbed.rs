@@ -1325,4 +1325,121 @@ mod tests {
         let last = t.library().entries.last().unwrap().path.clone();
         assert_eq!(t.scene_path(), Some(last.as_path()));
     }
+
+    fn alone(file: &str, settings: SolverSettings, steps: u64) -> u64 {
+        let mut world = scene::load_file(&scenes().join(file)).unwrap().world;
+        world.set_settings(settings).unwrap();
+        for _ in 0..steps {
+            let dt = world.settings().dt();
+            world.step(dt);
+        }
+        world.state_hash()
+    }
+
+    #[test]
+    fn compared_worlds_each_run_as_they_would_alone() {
+        let file = "box2d_lite/pyramid_stacking.ron";
+        let mut t = testbed(file);
+        let presets = crate::app::compare::parse_compare("classic,no warm starting,soft step");
+        t.set_compare(presets.unwrap());
+        assert!(t.comparing());
+        for _ in 0..90 {
+            t.update(1.0 / 60.0);
+        }
+        let hashes: Vec<u64> = t
+            .shown()
+            .sessions
+            .iter()
+            .map(|s| s.world.state_hash())
+            .collect();
+        for (s, h) in t.shown().sessions.iter().zip(&hashes) {
+            assert_eq!(s.world.step_count(), 90);
+            assert_eq!(*h, alone(file, *s.world.settings(), 90), "{}", s.label);
+        }
+        assert!(hashes[0] != hashes[1] && hashes[1] != hashes[2]);
+        // Settings reach the world being edited only; adding and removing restart.
+        t.focus = 1;
+        let mut s = *t.settings();
+        s.iterations = 3;
+        t.set_settings(s).unwrap();
+        assert_eq!(t.shown().sessions[1].world.settings().iterations, 3);
+        assert_eq!(t.shown().sessions[0].world.settings().iterations, 10);
+        t.request(Request::AddWorld(Preset::Copy));
+        t.update(1.0 / 60.0);
+        assert_eq!(t.shown().sessions.len(), 4);
+        assert_eq!(t.shown().sessions[3].world.settings().iterations, 3);
+        assert_eq!(t.steps(), 1, "restarted");
+        t.request(Request::AddWorld(Preset::Scene));
+        t.update(1.0 / 60.0);
+        assert_eq!(t.shown().sessions.len(), 4, "four at most");
+        let json = t.state_json(&[]);
+        assert!(json.contains("\"worlds\":[{\"steps\":2,"), "{json}");
+        assert!(json.contains("\"label\":\"soft step\""), "{json}");
+        for i in (0..4).rev() {
+            t.request(Request::RemoveWorld(i));
+            t.update(1.0 / 60.0);
+        }
+        assert_eq!(t.shown().sessions.len(), 1);
+        assert!(!t.comparing());
+    }
+
+    #[test]
+    fn a_drag_acts_on_every_compared_world() {
+        let mut t = testbed("box2d_lite/single_box.ron");
+        t.set_compare(vec![
+            Preset::Verdict("classic"),
+            Preset::Verdict("soft step"),
+        ]);
+        for _ in 0..120 {
+            t.update(1.0 / 60.0);
+        }
+        let b = t.world().body_by_name("box").unwrap();
+        let start = t.world().body(b).unwrap().position();
+        assert!(t.mouse_down(start));
+        for i in 0..120 {
+            t.mouse_move(start + Vec2::new(0.05 * i as f32, 2.0));
+            t.update(1.0 / 60.0);
+        }
+        t.mouse_up();
+        for s in &t.shown().sessions {
+            let end = s.world.body(b).unwrap().position();
+            assert!(end.x - start.x > 4.0, "{}: {start} -> {end}", s.label);
+            assert!(s.grab().is_none());
+        }
+    }
+
+    #[test]
+    fn scrubbing_shows_recorded_steps_and_resuming_replays_the_same_run() {
+        let file = "box2d_lite/pyramid_stacking.ron";
+        let run = |rewind: bool| {
+            let mut t = testbed(file);
+            let mut hashes = Vec::new();
+            for frame in 0..120 {
+                if frame == 20 {
+                    t.key(Key::Bomb);
+                }
+                t.update(1.0 / 60.0);
+                hashes.push(t.world().state_hash());
+                if rewind && frame == 99 {
+                    t.scrub(70);
+                    assert_eq!(t.steps(), 70);
+                    assert_eq!(t.world().state_hash(), hashes[69]);
+                    t.scrub(30);
+                    assert_eq!(t.world().state_hash(), hashes[29]);
+                    t.scrub(31);
+                    assert_eq!(t.world().state_hash(), hashes[30]);
+                    assert!(t.paused);
+                    t.update(1.0 / 60.0);
+                    assert_eq!(t.steps(), 31, "paused: scrubbing does not step");
+                    t.toggle_pause();
+                    assert_eq!(t.timeline(), (0, 31, 31), "the future is forgotten");
+                }
+            }
+            (t.steps(), t.world().state_hash(), hashes)
+        };
+        let (steps, hash, _) = run(true);
+        assert_eq!(steps, 120 - 100 + 31 - 1 + 1);
+        let (_, _, straight) = run(false);
+        assert_eq!(hash, straight[steps as usize - 1]);
+    }
 }

@@ -26,6 +26,7 @@ use macroquad::input::{
     KeyCode, MouseButton,
 };
 use macroquad::math::Rect;
+use macroquad::shapes::draw_rectangle;
 use macroquad::text::{draw_text, measure_text};
 use macroquad::time::get_frame_time;
 use macroquad::window::{
@@ -567,7 +568,8 @@ fn egui_pointer_and_keyboard() -> (bool, bool) {
 /// empty world the notices (no scenes folder) or a hint.
 fn draw_messages(camera: &Camera, testbed: &Testbed) {
     let view = camera.viewport();
-    let mut lines: Vec<(String, Color)> = Vec::new();
+    // (text, colour, with a colour swatch before it)
+    let mut lines: Vec<(String, Color, bool)> = Vec::new();
     if let Some(first) = testbed.errors().first() {
         lines.push((
             format!(
@@ -575,23 +577,25 @@ fn draw_messages(camera: &Camera, testbed: &Testbed) {
                 testbed.info().name
             ),
             Color::rgb(1.0, 0.45, 0.4),
+            false,
         ));
-        lines.push((first.clone(), Color::rgb(1.0, 0.45, 0.4)));
+        lines.push((first.clone(), Color::rgb(1.0, 0.45, 0.4), false));
     }
     if testbed.world().body_count() == 0 {
         for notice in testbed.notices() {
-            lines.push((notice.clone(), Color::rgb(1.0, 0.8, 0.35)));
+            lines.push((notice.clone(), Color::rgb(1.0, 0.8, 0.35), false));
         }
         if testbed.errors().is_empty() && testbed.notices().is_empty() {
             lines.push((
                 "Empty world: pick a scene in the panel".to_string(),
                 Color::rgb(0.8, 0.8, 0.8),
+                false,
             ));
         }
     }
     if testbed.comparing() {
         for (label, color) in testbed.legend() {
-            lines.push((format!("■ {label}"), color));
+            lines.push((label, color, true));
         }
     }
     let (oldest, newest, shown) = testbed.timeline();
@@ -599,13 +603,20 @@ fn draw_messages(camera: &Camera, testbed: &Testbed) {
         lines.push((
             format!("rewound: step {shown} of {oldest}..{newest} (run to resume from here)"),
             Color::rgb(1.0, 0.8, 0.35),
+            false,
         ));
     }
     let size = 18.0;
     let mut y = view.y + 28.0;
-    for (text, color) in lines {
+    for (text, color, swatch) in lines {
+        let x = if swatch {
+            draw_rectangle(view.x + 16.0, y - 12.0, 22.0, 12.0, to_mq(color));
+            view.x + 46.0
+        } else {
+            view.x + 16.0
+        };
         for line in wrap(&text, view.w - 32.0, size) {
-            draw_text(&line, view.x + 16.0, y, size, to_mq(color));
+            draw_text(&line, x, y, size, to_mq(color));
             y += size + 4.0;
         }
     }
