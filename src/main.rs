@@ -87,8 +87,8 @@ struct Cli {
     #[arg(long, value_name = "FRAME", hide = true, requires = "rewind_to")]
     rewind_at: Option<u64>,
 
-    /// Test hook: pick the body or joint NAME for the Plots section (NAME[:height|speed|
-    /// angle|linear|angular]).
+    /// Test hook: pick the body or joint NAME, or at world point X,Y, for the Plots section
+    /// (NAME[:height|speed|angle|linear|angular]).
     #[arg(long, value_name = "NAME", hide = true)]
     pick: Option<String>,
 }

@@ -597,7 +597,7 @@ impl Testbed {
                     format!("{:.3} / {:.3} ms", s.solve_ms, s.integrate_ms)
                 });
                 row("kinetic energy", &|i| {
-                    format!("{:.3} J", world(i).stats().kinetic_energy)
+                    format!("{:.3} J", world(i).stats().kinetic_energy + 0.0)
                 });
                 row("max penetration", &|i| {
                     format!("{:.2} mm", 1000.0 * world(i).stats().max_penetration)

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use egui_macroquad::egui;
-use egui_plot::{Legend, Line, Plot, PlotPoints};
+use egui_plot::{Line, Plot, PlotPoints};
 
 use super::compare::legend_color;
 use super::probe::color32;
@@ -122,11 +122,20 @@ impl History {
                     .collect()
             })
             .collect();
-        let last: Vec<String> = lines
-            .iter()
-            .map(|p| format!("{:.3}", p.last().map_or(0.0, |p| p[1])))
-            .collect();
-        ui.label(format!("{label}: {}", last.join(" / ")));
+        ui.horizontal_wrapped(|ui| {
+            ui.spacing_mut().item_spacing.x = 6.0;
+            ui.label(format!("{label}:"));
+            for (w, p) in lines.iter().enumerate() {
+                // `+ 0.0` prints -0 as 0.
+                let text =
+                    egui::RichText::new(format!("{:.3}", p.last().map_or(0.0, |p| p[1]) + 0.0));
+                ui.label(if n > 1 {
+                    text.color(color32(legend_color(w)))
+                } else {
+                    text
+                });
+            }
+        });
         let mut plot = Plot::new(id)
             .height(64.0)
             .allow_drag(false)
@@ -140,7 +149,7 @@ impl History {
             .include_x(0.0)
             .include_y(0.0);
         if n > 1 {
-            plot = plot.height(80.0).legend(Legend::default());
+            plot = plot.height(80.0);
         }
         plot.show(ui, |plot| {
             for (w, points) in lines.into_iter().enumerate() {

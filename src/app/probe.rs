@@ -7,8 +7,8 @@
 
 use std::collections::VecDeque;
 
-use egui_macroquad::egui::{self, Color32};
-use egui_plot::{Legend, Line, Plot, PlotPoints, VLine};
+use egui_macroquad::egui::{self, Color32, RichText};
+use egui_plot::{Line, Plot, PlotPoints, VLine};
 
 use super::compare::legend_color;
 use crate::lab::Comparison;
@@ -231,7 +231,8 @@ impl Probe {
     }
 
     /// The trace plot (one line per world, a marker at the time shown) and the residual
-    /// plot of the step shown.
+    /// plot of the step shown. The values above each plot, in the worlds' colours, are its
+    /// legend.
     pub fn ui(&self, ui: &mut egui::Ui, shown: &Comparison, labels: &[String]) {
         let n = shown.sessions.len();
         let now = shown.sessions.first().map_or(0.0, |s| s.world.time());
@@ -248,10 +249,9 @@ impl Probe {
                             .map_or("-".to_owned(), |v| format!("{v:.3}"))
                     })
                     .collect();
-                ui.label(format!("{}: {}", self.quantity.label(), values.join(" / ")));
+                values_row(ui, self.quantity.label(), &values, n);
                 Plot::new("probe_plot")
-                    .height(120.0)
-                    .legend(Legend::default())
+                    .height(PLOT_HEIGHT)
                     .allow_drag(false)
                     .allow_zoom(false)
                     .allow_scroll(false)
@@ -282,13 +282,9 @@ impl Probe {
             .iter()
             .map(|r| r.last().map_or("-".to_owned(), |v| format!("{v:.2e}")))
             .collect();
-        ui.label(format!(
-            "residual per iteration, step shown (N s): last {}",
-            last.join(" / ")
-        ));
+        values_row(ui, "residual per iteration (N s, log), last", &last, n);
         Plot::new("residual_plot")
-            .height(120.0)
-            .legend(Legend::default())
+            .height(PLOT_HEIGHT)
             .allow_drag(false)
             .allow_zoom(false)
             .allow_scroll(false)
@@ -315,6 +311,25 @@ impl Probe {
                 }
             });
     }
+}
+
+/// Height of the probe's plots, points.
+const PLOT_HEIGHT: f32 = 100.0;
+
+/// `label: v1 / v2 / ...` with each world's value in its legend colour (plain for one world).
+fn values_row(ui: &mut egui::Ui, label: &str, values: &[String], worlds: usize) {
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 6.0;
+        ui.label(format!("{label}:"));
+        for (i, v) in values.iter().enumerate() {
+            let text = RichText::new(v);
+            ui.label(if worlds > 1 {
+                text.color(color32(legend_color(i)))
+            } else {
+                text
+            });
+        }
+    });
 }
 
 /// The core's colour as egui's.

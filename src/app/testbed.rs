@@ -74,8 +74,9 @@ const BOMB_VIEW_HEIGHT: f32 = 21.0;
 /// Pieces of a full circle for compared worlds' rounded outlines.
 const TINT_CIRCLE_PIECES: usize = 32;
 
-/// The picked body or joint is drawn in this colour.
+/// The picked body or joint is framed in this colour, this far out (screen pixels).
 pub const PICK_COLOR: Color = Color::rgb(1.0, 1.0, 1.0);
+const PICK_MARGIN_PIXELS: f32 = 6.0;
 
 /// What the running scene is.
 #[derive(Clone, Debug, PartialEq)]
@@ -941,28 +942,35 @@ impl Testbed {
         self.draw_pick(d);
     }
 
-    /// The pick in white, in every world shown.
+    /// The pick, in every world shown: a white frame around a body (its colours stay
+    /// visible), white rings on a joint's anchors.
     fn draw_pick(&self, d: &mut MacroquadDraw) {
         let Some(pick) = self.probe.pick else {
             return;
         };
+        let margin = d.camera().pixels_to_metres(PICK_MARGIN_PIXELS);
         for session in &self.shown().sessions {
             let world = &session.world;
             match pick {
                 Pick::Body(h) => {
                     let Some(body) = world.body(h) else { continue };
                     let xf = body.transform();
-                    for &shape in body.shapes() {
-                        if let Some(shape) = world.shape(shape) {
-                            let mut tint = Tint {
-                                inner: &mut *d,
-                                color: PICK_COLOR,
-                                pieces: TINT_CIRCLE_PIECES,
-                            };
-                            draw_geometry(&mut tint, shape.geometry(), &xf, PICK_COLOR);
-                        }
+                    let aabb = body
+                        .shapes()
+                        .iter()
+                        .filter_map(|&s| world.shape(s))
+                        .map(|s| s.geometry().aabb(&xf))
+                        .reduce(|a, b| a.union(&b));
+                    let Some(aabb) = aabb else { continue };
+                    let (lo, hi) = (
+                        aabb.min - Vec2::splat(margin),
+                        aabb.max + Vec2::splat(margin),
+                    );
+                    let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)];
+                    for k in 0..4 {
+                        d.line_px(corners[k], corners[(k + 1) % 4], PICK_COLOR, 1.5);
                     }
-                    d.dot_px(body.center(), 8.0, PICK_COLOR);
+                    d.dot_px(body.center(), 5.0, PICK_COLOR);
                 }
                 Pick::Joint(h) => {
                     let Some(joint) = world.joint(h) else {
@@ -973,10 +981,9 @@ impl Testbed {
                     else {
                         continue;
                     };
-                    let (pa, pb) = (joint.anchor_a(a), joint.anchor_b(b));
-                    d.line_px(pa, pb, PICK_COLOR, 3.0);
-                    d.dot_px(pa, 9.0, PICK_COLOR);
-                    d.dot_px(pb, 9.0, PICK_COLOR);
+                    for p in [joint.anchor_a(a), joint.anchor_b(b)] {
+                        d.draw_circle(p, margin, PICK_COLOR);
+                    }
                 }
             }
         }

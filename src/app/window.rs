@@ -94,8 +94,9 @@ pub struct AppOptions {
     /// on from it.
     pub rewind_to: Option<u64>,
     pub rewind_at: Option<u64>,
-    /// Test hook: pick the body or joint of this name for the Plots section (opened), with
-    /// an optional quantity: `NAME` or `NAME:height|speed|angle|linear|angular`.
+    /// Test hook: pick the body or joint of this name, or at this world point `X,Y` (m), for
+    /// the Plots section (opened), with an optional quantity:
+    /// `NAME[:height|speed|angle|linear|angular]`.
     pub pick: Option<String>,
 }
 
@@ -164,8 +165,18 @@ pub fn open_window(options: AppOptions) -> i32 {
             Some((name, q)) => (name, Quantity::parse(q)),
             None => (pick.as_str(), None),
         };
-        if !testbed.pick_named(name) {
-            eprintln!("testbed: --pick: no body or joint called \"{name}\"");
+        let point = name
+            .split_once(',')
+            .and_then(|(x, y)| Some(Vec2::new(x.trim().parse().ok()?, y.trim().parse().ok()?)));
+        let picked = match point {
+            Some(p) => {
+                testbed.pick(p, 0.1);
+                testbed.picked().is_some()
+            }
+            None => testbed.pick_named(name),
+        };
+        if !picked {
+            eprintln!("testbed: --pick: no body or joint at or called \"{name}\"");
             return 1;
         }
         if let Some(q) = quantity {
