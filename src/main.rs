@@ -1,7 +1,7 @@
 //! The `testbed` binary: the command line, then the window or a headless command.
 //!
 //! ```text
-//! testbed [--scene FILE] [--frames N] [--screenshot OUT.png] [--dump-state OUT.json]
+//! testbed [--scene FILE] [--compare LIST] [--frames N] [--screenshot OUT.png] [--dump-state OUT.json]
 //! testbed list
 //! testbed check FILE...
 //! testbed run FILE --steps N [--set KEY=VALUE]... [--json] [--trace OUT.csv] [--export OUT.ron]
@@ -68,6 +68,34 @@ struct Cli {
     /// Test hook: at most this many frames per second (Xvfb has no vsync).
     #[arg(long, value_name = "FPS", hide = true)]
     max_fps: Option<f32>,
+
+    /// Compare mode: run the scene in 2 to 4 worlds, comma separated presets: scene,
+    /// classic, soft step, "classic no warm starting", "classic no position correction",
+    /// "classic no block solver", "classic increments clamped".
+    #[arg(long, value_name = "LIST", value_parser = compare_list)]
+    compare: Option<String>,
+
+    /// Test hook: fire the bomb after frame N (repeatable).
+    #[arg(long, value_name = "N", hide = true)]
+    bomb_at: Vec<u64>,
+
+    /// Test hook: at frame --rewind-at (default half of --frames) pause, scrub the timeline
+    /// back to STEP and run on from there.
+    #[arg(long, value_name = "STEP", hide = true)]
+    rewind_to: Option<u64>,
+
+    #[arg(long, value_name = "FRAME", hide = true, requires = "rewind_to")]
+    rewind_at: Option<u64>,
+
+    /// Test hook: pick the body or joint NAME, or at world point X,Y, for the Plots section
+    /// (NAME[:height|speed|angle|linear|angular]).
+    #[arg(long, value_name = "NAME", hide = true)]
+    pick: Option<String>,
+}
+
+/// `--compare`'s value, checked (a bad list is a command-line error, exit 2).
+fn compare_list(list: &str) -> Result<String, String> {
+    impulse::app::compare::parse_compare(list).map(|_| list.to_owned())
 }
 
 /// Headless commands. Without one, the window opens.
@@ -123,6 +151,11 @@ fn main() -> ExitCode {
                 catalog_smoke: cli.catalog_smoke,
                 layout_out: cli.layout_out,
                 max_fps: cli.max_fps,
+                compare: cli.compare,
+                bomb_at: cli.bomb_at,
+                rewind_to: cli.rewind_to,
+                rewind_at: cli.rewind_at,
+                pick: cli.pick,
             };
             open_window(options)
         }
@@ -185,6 +218,9 @@ mod tests {
         assert!(Cli::try_parse_from(["testbed", "--frames", "0"]).is_err());
         assert!(Cli::try_parse_from(["testbed", "--frames", "x"]).is_err());
         assert!(Cli::try_parse_from(["testbed", "--bogus"]).is_err());
+        let cli = Cli::try_parse_from(["testbed", "--compare", "classic,soft step"]).unwrap();
+        assert_eq!(cli.compare.as_deref(), Some("classic,soft step"));
+        assert!(Cli::try_parse_from(["testbed", "--compare", "classic,nonsense"]).is_err());
         assert!(Cli::try_parse_from(["testbed", "--frames", "3", "list"]).is_err());
         let cli = Cli::try_parse_from(["testbed", "run", "a.ron", "--steps", "9"]).unwrap();
         assert!(matches!(cli.command, Some(Command::Run { steps: 9, .. })));

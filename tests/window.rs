@@ -844,3 +844,147 @@ fn bad_arguments_exit_2_and_no_display_exits_1() {
     let out = run(&["--scene", "/no/such/scene.ron", "--frames", "1"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// The `"hash"` strings of the `worlds` array of a state dump, in order.
+fn world_hashes(json: &str) -> Vec<String> {
+    let Some(start) = json.find("\"worlds\":[{") else {
+        return Vec::new();
+    };
+    json[start..]
+        .split("\"hash\":\"")
+        .skip(1)
+        .map(|rest| rest[..16].to_string())
+        .collect()
+}
+
+/// The scene file run headless `steps` steps under a verdicts configuration (by label): the
+/// hash.
+fn run_alone(file: &str, configuration: &str, steps: u64) -> String {
+    let mut world = scene::load_file(&manifest_dir().join(file)).unwrap().world;
+    let mut settings = *world.settings();
+    let c = impulse::verdicts::configurations()
+        .into_iter()
+        .find(|c| c.label == configuration)
+        .unwrap_or_else(|| panic!("no configuration {configuration}"));
+    (c.apply)(&mut settings);
+    world.set_settings(settings).unwrap();
+    let mut session = impulse::lab::Session::new(configuration, world);
+    for _ in 0..steps {
+        session.step();
+    }
+    format!("{:016x}", session.world.state_hash())
+}
+
+#[test]
+fn compare_mode_runs_each_world_as_it_would_run_alone() {
+    if !have_display("compare") {
+        return;
+    }
+    let _lock = window_lock();
+    let dir = temp_dir("compare");
+    let scene_file = "scenes/box2d_lite/pyramid_stacking.ron";
+    let (shot, state) = (dir.join("shot.png"), dir.join("state.json"));
+    let out = run(
+        testbed()
+            .args([
+                "--scene",
+                scene_file,
+                "--compare",
+                "classic,classic no warm starting,soft step",
+                "--frames",
+                "60",
+            ])
+            .arg("--screenshot")
+            .arg(&shot)
+            .arg("--dump-state")
+            .arg(&state),
+        Duration::from_secs(300),
+    );
+    assert_success(&out, "testbed --compare");
+    let json = std::fs::read_to_string(&state).unwrap();
+    assert!(json.starts_with("{\"steps\":60,"), "{json}");
+    assert_eq!(json_number(&json, "worlds"), Some(3.0), "{json}");
+    let hashes = world_hashes(&json);
+    assert_eq!(hashes.len(), 3, "{json}");
+    assert!(
+        hashes[0] != hashes[1] && hashes[1] != hashes[2] && hashes[0] != hashes[2],
+        "the settings make a difference: {hashes:?}"
+    );
+    for (hash, label) in hashes
+        .iter()
+        .zip(["classic", "classic, no warm starting", "soft step"])
+    {
+        assert!(json.contains(&format!("\"label\":\"{label}\"")), "{json}");
+        assert_eq!(
+            *hash,
+            run_alone(scene_file, label, 60),
+            "{label}: the compared world differs from the scene run alone"
+        );
+    }
+    // Each world is drawn in its legend colour (the second one's cyan outlines, say).
+    let (w, h, pixels) = read_png(&shot);
+    let view = json_array(&json, "viewport").unwrap()[2] as u32;
+    let cyan = (0..h)
+        .flat_map(|y| (0..view.min(w)).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = pixels[(y * w + x) as usize];
+            p[0] < 140 && p[1] > 160 && p[2] > 220
+        })
+        .count();
+    assert!(
+        cyan > 200,
+        "the second world is not drawn: {cyan} cyan pixels"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn rewinding_in_the_window_and_resuming_replays_the_same_run() {
+    if !have_display("rewind") {
+        return;
+    }
+    let _lock = window_lock();
+    let dir = temp_dir("rewind");
+    let scene_file = "scenes/box2d_lite/pyramid_stacking.ron";
+    // Two worlds, a bomb at frame 20; the rewound run pauses at frame 100 (step 100), scrubs
+    // back to step 40 (after the bomb: it is replayed from the recording) and runs 50 more
+    // frames: 90 steps, as many as the straight run.
+    let dump = |name: &str, extra: &[&str]| {
+        let state = dir.join(name);
+        let out = run(
+            testbed()
+                .args([
+                    "--scene",
+                    scene_file,
+                    "--compare",
+                    "classic,soft step",
+                    "--bomb-at",
+                    "20",
+                ])
+                .args(extra)
+                .arg("--dump-state")
+                .arg(&state),
+            Duration::from_secs(300),
+        );
+        assert_success(&out, name);
+        (std::fs::read_to_string(&state).unwrap(), text(&out.stdout))
+    };
+    let (straight, _) = dump("straight.json", &["--frames", "90"]);
+    let (rewound, stdout) = dump(
+        "rewound.json",
+        &["--frames", "150", "--rewind-to", "40", "--rewind-at", "100"],
+    );
+    assert!(stdout.contains("rewound to step 40"), "{stdout}");
+    assert!(straight.starts_with("{\"steps\":90,"), "{straight}");
+    assert!(rewound.starts_with("{\"steps\":90,"), "{rewound}");
+    assert!(
+        straight.contains("\"name\":\"bomb\""),
+        "the bomb flew: {straight}"
+    );
+    assert_eq!(json_number(&rewound, "newest"), Some(90.0), "{rewound}");
+    assert_eq!(json_str(&rewound, "hash"), json_str(&straight, "hash"));
+    let (a, b) = (world_hashes(&straight), world_hashes(&rewound));
+    assert_eq!(a.len(), 2);
+    assert_eq!(a, b, "every compared world resumed exactly");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -3,11 +3,14 @@
 //! physics core never draws and never sees a pixel.
 //!
 //! Table of contents:
+//! - [`compare`]: compare mode's presets, legend colours, `--compare` and the `Tint` draw.
+//! - [`rewind`]: the recording of the last seconds, scrubbing and resuming.
+//! - [`probe`]: Ctrl+click picks, their traces and the residual plot.
 //! - [`camera`]: `Camera`, the ONLY place converting world metres (y up) <-> screen pixels.
 //! - [`draw`]: `MacroquadDraw`, the core's `DebugDraw` with macroquad; body colours; grid.
 //! - [`testbed`]: `Testbed`, the seam the window calls (update, draw, panel, mouse, keys):
-//!   the scene, its `World`, stepping, the mouse joint, the bomb, reloads, the state dump.
-//! - [`panel`]: the side panel's sections (Scenes, Run, Solver, Draw, Stats).
+//!   the scene, its worlds (a `lab::Comparison`), stepping, inputs, reloads, the state dump.
+//! - [`panel`]: the side panel's sections (Scenes, Run, Compare, Solver, Draw, Stats, Plots).
 //! - [`plots`]: the last seconds of step time, kinetic energy and penetration.
 //! - [`library`]: the scene menu built from the catalog.
 //! - [`watch`]: polling the open scene file for changes.
@@ -16,11 +19,14 @@
 //! - [`screenshot`]: PNG screenshots written atomically.
 
 pub mod camera;
+pub mod compare;
 pub mod draw;
 pub mod library;
 pub mod panel;
 pub mod plots;
 pub mod preferences;
+pub mod probe;
+pub mod rewind;
 pub mod screenshot;
 pub mod testbed;
 pub mod watch;

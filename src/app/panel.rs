@@ -1,15 +1,20 @@
-//! The side panel's physics sections: Scenes, Run, Solver, Draw and Stats (the window adds
-//! View). Every change applies the frame it is made: solver settings through
-//! `World::set_settings`, scene changes and restarts as requests applied at the start of the
-//! next `Testbed::update`.
+//! The side panel's physics sections: Scenes, Run (with the rewind timeline), Compare,
+//! Solver, Draw, Stats and Plots (the window adds View). Every change applies the frame it is
+//! made: solver settings as a `lab::Input` for the world being edited, scene changes,
+//! restarts and compared worlds as requests applied at the start of the next
+//! `Testbed::update`.
 //!
 //! Widgets a test needs to click are recorded by name in `Testbed::layout` with their screen
 //! rectangle (see `--layout-out` in `window.rs`).
 
 use egui_macroquad::egui::{self, Color32, RichText};
 
+use super::compare::{legend_color, Preset};
 use super::preferences::{Stepping, MAX_STEPS_PER_FRAME, TIME_SCALE_RANGE};
+use super::probe::{color32, Pick, Quantity};
+use super::rewind::REWIND_SECONDS;
 use super::testbed::{FrameInfo, Request, Testbed};
+use crate::lab::compare::MAX_WORLDS;
 use crate::physics::{SolverKind, SolverSettings};
 
 /// Colour of error text.
@@ -57,11 +62,15 @@ impl Testbed {
         let mut sections = self.sections;
         section(ui, "Scenes", &mut sections.scenes, |ui| self.scenes_ui(ui));
         section(ui, "Run", &mut sections.run, |ui| self.run_ui(ui));
+        section(ui, "Compare", &mut sections.compare, |ui| {
+            self.compare_ui(ui)
+        });
         section(ui, "Solver", &mut sections.solver, |ui| self.solver_ui(ui));
         section(ui, "Draw", &mut sections.draw, |ui| self.draw_ui(ui));
         section(ui, "Stats", &mut sections.stats, |ui| {
             self.stats_ui(ui, frame)
         });
+        section(ui, "Plots", &mut sections.plots, |ui| self.plots_ui(ui));
         self.sections = sections;
     }
 
@@ -150,16 +159,24 @@ impl Testbed {
             }
         });
 
-        // Step rate: the fixed dt is 1 / step_hz.
-        let mut settings = *self.world.settings();
+        // Step rate: the fixed dt is 1 / step_hz, the same in every world.
+        let mut hz = self.settings().step_hz;
         let r = ui.add(
-            egui::Slider::new(&mut settings.step_hz, 15.0..=480.0)
+            egui::Slider::new(&mut hz, 15.0..=480.0)
                 .logarithmic(true)
                 .text("step rate (Hz)"),
         );
         self.track(ui, "step_hz", &r);
-        if settings != *self.world.settings() {
-            self.apply_settings(settings);
+        if r.changed() {
+            for i in 0..self.lab.sessions.len() {
+                let settings = SolverSettings {
+                    step_hz: hz,
+                    ..*self.lab.sessions[i].world.settings()
+                };
+                if let Err(message) = self.set_world_settings(i, settings) {
+                    self.add_notice(message);
+                }
+            }
         }
 
         let mut per_frame = matches!(self.stepping, Stepping::StepsPerFrame(_));
@@ -181,14 +198,146 @@ impl Testbed {
             (stepping, true) => *stepping = Stepping::StepsPerFrame(1),
             (stepping, false) => *stepping = Stepping::TimeScale(1.0),
         }
-        let dt = self.world.settings().dt();
+        let dt = self.world().settings().dt();
         ui.label(format!(
             "step {}   t = {:.2} s   dt = {:.2} ms   {} step(s) last frame",
-            self.world.step_count(),
-            self.world.time(),
+            self.world().step_count(),
+            self.world().time(),
             1000.0 * dt,
             self.frame_steps
         ));
+        self.timeline_ui(ui);
+    }
+
+    /// The rewind timeline: the recorded steps, scrubbed while paused (dragging it pauses).
+    fn timeline_ui(&mut self, ui: &mut egui::Ui) {
+        let (oldest, newest, shown) = self.timeline();
+        let mut step = shown;
+        ui.horizontal(|ui| {
+            ui.label("timeline");
+            let r = ui.add_enabled(
+                newest > oldest,
+                egui::Slider::new(&mut step, oldest..=newest.max(oldest + 1))
+                    .clamping(egui::SliderClamping::Always)
+                    .show_value(false),
+            );
+            let r = r.on_hover_text(format!(
+                "the last {REWIND_SECONDS:.0} s are recorded: pause and drag to look back; run, \
+                 step or act to resume from the step shown (the later steps are forgotten)"
+            ));
+            self.track(ui, "timeline", &r);
+            if r.changed() && step != shown {
+                self.scrub(step);
+            }
+            for (label, delta) in [("<", -1i64), (">", 1)] {
+                let b = ui.add_enabled(newest > oldest, egui::Button::new(label).small());
+                if b.clicked() {
+                    self.scrub(shown.saturating_add_signed(delta));
+                }
+            }
+        });
+        let status = if shown == newest {
+            format!("recorded steps {oldest}..{newest} (live)")
+        } else {
+            format!("showing step {shown} of {oldest}..{newest}: run or step to resume from here")
+        };
+        let text = RichText::new(status).small();
+        ui.label(if shown == newest {
+            text.weak()
+        } else {
+            text.color(NOTICE_COLOR)
+        });
+    }
+
+    /// Compared worlds: the legend, which one the Solver section edits, adding from the
+    /// presets or as a copy, removing.
+    fn compare_ui(&mut self, ui: &mut egui::Ui) {
+        ui.label(
+            RichText::new(
+                "Run the scene in up to four worlds with different solver settings, overlaid; \
+                 inputs act on all. Adding or removing a world restarts the scene.",
+            )
+            .small(),
+        );
+        let n = self.lab.sessions.len();
+        let mut remove = None;
+        let mut focus = self.focus;
+        egui::Grid::new("compare_worlds")
+            .num_columns(3)
+            .show(ui, |ui| {
+                for i in 0..n {
+                    let color = color32(legend_color(i));
+                    let label = format!("■ {} {}", i + 1, self.lab.sessions[i].label);
+                    ui.radio_value(&mut focus, i, RichText::new(label).color(color))
+                        .on_hover_text("edit this world's settings in the Solver section");
+                    let s = self.lab.sessions[i].world.settings();
+                    ui.label(
+                        RichText::new(format!(
+                            "{:?}, {} it, {} sub",
+                            s.solver, s.iterations, s.substeps
+                        ))
+                        .small(),
+                    );
+                    if ui
+                        .add_enabled(n > 1, egui::Button::new("✖").small())
+                        .clicked()
+                    {
+                        remove = Some(i);
+                    }
+                    ui.end_row();
+                }
+            });
+        self.focus = focus.min(n - 1);
+        if let Some(i) = remove {
+            self.requests.push(Request::RemoveWorld(i));
+        }
+        ui.add_enabled_ui(n < MAX_WORLDS, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                ui.label("add:");
+                for preset in Preset::menu() {
+                    let r = ui.small_button(preset.label());
+                    if r.clicked() {
+                        self.requests.push(Request::AddWorld(preset));
+                    }
+                }
+                let r = ui
+                    .small_button("copy of the edited world")
+                    .on_hover_text("the settings of the world selected above");
+                self.track(ui, "add_copy", &r);
+                if r.clicked() {
+                    self.requests.push(Request::AddWorld(Preset::Copy));
+                }
+            });
+        });
+    }
+
+    /// The pick's trace and the residual plot.
+    fn plots_ui(&mut self, ui: &mut egui::Ui) {
+        let quantities: &[Quantity] = match self.probe.pick {
+            Some(Pick::Joint(_)) => &Quantity::JOINT,
+            _ => &Quantity::BODY,
+        };
+        if let Some(pick) = self.probe.pick {
+            let world = self.world();
+            let name = match pick {
+                Pick::Body(h) => world
+                    .body(h)
+                    .map(|b| format!("body {}", b.name().unwrap_or("(unnamed)"))),
+                Pick::Joint(h) => world
+                    .joint(h)
+                    .map(|j| format!("{} joint {}", j.kind().type_name(), j.name().unwrap_or(""))),
+            };
+            let mut quantity = self.probe.quantity;
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(name.unwrap_or_else(|| "(gone)".into())).strong());
+                for &q in quantities {
+                    ui.radio_value(&mut quantity, q, q.label());
+                }
+            });
+            self.probe.set_quantity(quantity);
+        }
+        let labels = self.labels();
+        self.probe.ui(ui, self.shown(), &labels);
     }
 
     /// Apply new solver settings; a refusal becomes a notice.
@@ -199,7 +348,19 @@ impl Testbed {
     }
 
     fn solver_ui(&mut self, ui: &mut egui::Ui) {
-        let before = *self.world.settings();
+        if self.comparing() {
+            let i = self.focus;
+            ui.label(
+                RichText::new(format!(
+                    "editing world {} {}",
+                    i + 1,
+                    self.lab.sessions[i].label
+                ))
+                .color(color32(legend_color(i)))
+                .strong(),
+            );
+        }
+        let before = *self.settings();
         let mut s = before;
         ui.horizontal(|ui| {
             ui.label("solver");
@@ -308,8 +469,13 @@ impl Testbed {
         if s != before {
             self.apply_settings(s);
         }
-        let differs = *self.world.settings() != self.scene_settings;
-        let r = ui.add_enabled(differs, egui::Button::new("Reset to the scene's settings"));
+        let differs = *self.settings() != self.reset_target();
+        let label = if self.comparing() {
+            "Reset to the world's preset"
+        } else {
+            "Reset to the scene's settings"
+        };
+        let r = ui.add_enabled(differs, egui::Button::new(label));
         self.track(ui, "reset_settings", &r);
         if r.clicked() {
             self.requests.push(Request::ResetSettings);
@@ -382,45 +548,70 @@ impl Testbed {
     }
 
     fn stats_ui(&mut self, ui: &mut egui::Ui, frame: &FrameInfo) {
-        let stats = *self.world.stats();
-        egui::Grid::new("stats_grid").num_columns(2).show(ui, |ui| {
-            let mut row = |name: &str, value: String| {
-                ui.label(name);
-                ui.label(value);
+        let shown = self.shown();
+        let n = shown.sessions.len();
+        egui::Grid::new("stats_grid")
+            .num_columns(n + 1)
+            .show(ui, |ui| {
+                if n > 1 {
+                    ui.label("");
+                    for i in 0..n {
+                        ui.label(
+                            RichText::new(format!("{}", i + 1))
+                                .color(color32(legend_color(i)))
+                                .strong(),
+                        );
+                    }
+                    ui.end_row();
+                }
+                let mut row = |name: &str, value: &dyn Fn(usize) -> String| {
+                    ui.label(name);
+                    for i in 0..n {
+                        ui.label(value(i));
+                    }
+                    ui.end_row();
+                };
+                let world = |i: usize| &shown.sessions[i].world;
+                row("bodies", &|i| {
+                    format!(
+                        "{} ({} awake)",
+                        world(i).body_count(),
+                        world(i).stats().awake_bodies
+                    )
+                });
+                row("contacts", &|i| {
+                    let s = world(i).stats();
+                    format!("{} ({} pairs)", s.contacts, s.pairs)
+                });
+                row("manifold points", &|i| {
+                    world(i).stats().manifold_points.to_string()
+                });
+                row("joints", &|i| world(i).joint_count().to_string());
+                row("step", &|i| format!("{:.3} ms", world(i).stats().total_ms));
+                row("  broad / narrow", &|i| {
+                    let s = world(i).stats();
+                    format!("{:.3} / {:.3} ms", s.broad_phase_ms, s.narrow_phase_ms)
+                });
+                row("  solve / integrate", &|i| {
+                    let s = world(i).stats();
+                    format!("{:.3} / {:.3} ms", s.solve_ms, s.integrate_ms)
+                });
+                row("kinetic energy", &|i| {
+                    format!("{:.3} J", world(i).stats().kinetic_energy + 0.0)
+                });
+                row("max penetration", &|i| {
+                    format!("{:.2} mm", 1000.0 * world(i).stats().max_penetration)
+                });
+                let frame_ms = if frame.fps > 0.0 {
+                    1000.0 / frame.fps
+                } else {
+                    0.0
+                };
+                ui.label("frame rate");
+                ui.label(format!("{:.0} fps ({frame_ms:.1} ms)", frame.fps));
                 ui.end_row();
-            };
-            row(
-                "bodies",
-                format!("{} ({} awake)", self.world.body_count(), stats.awake_bodies),
-            );
-            row(
-                "contacts",
-                format!("{} ({} pairs)", stats.contacts, stats.pairs),
-            );
-            row("manifold points", stats.manifold_points.to_string());
-            row("joints", self.world.joint_count().to_string());
-            row("step", format!("{:.3} ms", stats.total_ms));
-            row(
-                "  broad / narrow",
-                format!(
-                    "{:.3} / {:.3} ms",
-                    stats.broad_phase_ms, stats.narrow_phase_ms
-                ),
-            );
-            row(
-                "  solve / integrate",
-                format!("{:.3} / {:.3} ms", stats.solve_ms, stats.integrate_ms),
-            );
-            let frame_ms = if frame.fps > 0.0 {
-                1000.0 / frame.fps
-            } else {
-                0.0
-            };
-            row(
-                "frame rate",
-                format!("{:.0} fps ({frame_ms:.1} ms)", frame.fps),
-            );
-        });
-        self.history.ui(ui);
+            });
+        let labels = self.labels();
+        self.history.ui(ui, &labels);
     }
 }

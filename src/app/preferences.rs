@@ -106,6 +106,8 @@ pub struct Sections {
     pub draw: bool,
     pub stats: bool,
     pub view: bool,
+    pub compare: bool,
+    pub plots: bool,
 }
 
 impl Default for Sections {
@@ -117,6 +119,8 @@ impl Default for Sections {
             draw: false,
             stats: true,
             view: false,
+            compare: false,
+            plots: false,
         }
     }
 }

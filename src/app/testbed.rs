@@ -1,14 +1,21 @@
-//! `Testbed`: the seam between the window and the physics. It owns the scene (the file, the
-//! `World`, its metadata), the run state (pause, stepping), the draw flags, the mouse joint,
-//! the bomb, the statistics history and the file watch.
+//! `Testbed`: the seam between the window and the physics. It owns the scene (the file, its
+//! metadata), the worlds running it (a `lab::Comparison`: one world, or up to four when
+//! comparing solver settings), the run state (pause, stepping, the rewind recording), the draw
+//! flags, the probe (pick and plots), the statistics history and the file watch.
+//!
+//! Everything the user does to the worlds goes through [`Testbed::input`] as a `lab::Input`
+//! (grab, drag, release, bomb, settings), recorded for rewind and applied to every world
+//! alike (settings to the world being edited). The mouse joint and the bomb are the lab's
+//! (`lab::Session`): the testbed only picks the bomb's random throw.
 //!
 //! The window loop (`window.rs`) owns the camera, input, egui and screenshots, and calls
 //! exactly these methods each frame, in this order:
 //!
-//! 1. [`Testbed::ui`] inside the side panel (`panel.rs`: scenes, run, solver, draw, stats).
+//! 1. [`Testbed::ui`] inside the side panel (`panel.rs`: scenes, run and its timeline,
+//!    compare, solver, draw, stats, plots).
 //! 2. [`Testbed::mouse_down`] / [`Testbed::mouse_move`] / [`Testbed::mouse_up`] for the left
-//!    button in world coordinates, only when the press started in the world view; keys
-//!    through [`Testbed::key`].
+//!    button in world coordinates, only when the press started in the world view;
+//!    [`Testbed::pick`] for Ctrl+click; keys through [`Testbed::key`].
 //! 3. [`Testbed::update`]: apply panel requests, reload a changed scene file, take this
 //!    frame's fixed steps.
 //! 4. [`Testbed::draw_world`] with the world camera set.
@@ -16,11 +23,16 @@
 //! Plus [`Testbed::take_camera_request`] (frame a newly opened scene), [`Testbed::bounds`]
 //! for `F` (frame the scene) and [`Testbed::state_json`] for `--dump-state`.
 //!
+//! What is shown is the live state, or, while paused and scrubbing the timeline, a rebuilt
+//! older step ([`Rewind`]). Any input, a step or pressing run makes the step shown the
+//! present and forgets the recorded future.
+//!
 //! Scenes: the scene *chosen* (highlighted in the menu, watched on disk) may differ from the
 //! scene *running*: when a chosen file fails to load (a syntax error, a joint type this build
 //! cannot map), the last good scene keeps running and the errors stay in the panel until the
 //! file is fixed. Restart rebuilds the running scene from its last good file text, keeping the
-//! solver settings as the user set them; opening or reloading a file takes the file's settings.
+//! solver settings as the user set them; opening or reloading a file takes the file's settings
+//! (through each compared world's preset).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -28,27 +40,25 @@ use std::time::Instant;
 
 use egui_macroquad::egui;
 
+use super::compare::{legend_color, Preset, Tint};
 use super::draw::{body_color, MacroquadDraw, PULL_COLOR};
 use super::library::{canonical, Library};
 use super::plots::History;
 use super::preferences::{Preferences, Sections, Stepping, MAX_STEPS_PER_FRAME};
+use super::probe::{pick_at, Pick, Probe};
+use super::rewind::Rewind;
 use super::watch::FileWatch;
 use crate::commands::{json_f32, json_state, json_string, settings_json};
-use crate::physics::joint::MouseJointDef;
+use crate::lab::compare::MAX_WORLDS;
+use crate::lab::{Comparison, Input, Replay, Session};
 use crate::physics::world::draw_geometry;
 use crate::physics::{
-    Aabb, BodyDef, BodyHandle, BodyKind, DrawFlags, Geometry, JointDef, JointHandle, JointKind,
-    Polygon, ShapeDef, SolverSettings, Vec2, World,
+    Aabb, BodyKind, Color, DebugDraw, DrawFlags, Geometry, SolverSettings, Vec2, World,
 };
 use crate::scene::{self, CameraFile, SceneFile};
 
-/// Mouse joint spring frequency, Hz.
-pub const MOUSE_HERTZ: f32 = 5.0;
-/// Mouse joint damping ratio.
-pub const MOUSE_DAMPING_RATIO: f32 = 0.7;
-/// Mouse joint force cap, in multiples of the grabbed body's weight (`mass * |gravity|`;
-/// 10 m/s^2 stands in for gravity when the scene has none).
-pub const MOUSE_FORCE_PER_WEIGHT: f32 = 1000.0;
+pub use crate::lab::session::{MOUSE_DAMPING_RATIO, MOUSE_FORCE_PER_WEIGHT, MOUSE_HERTZ};
+
 /// Step times kept for the `--dump-state` statistics (median, p95, max).
 pub const STEP_TIMES_KEPT: usize = 600;
 /// Longest frame the time-scale mode catches up on, seconds (after a stall, the simulation
@@ -59,8 +69,14 @@ pub const MAX_FRAME_SECONDS: f32 = 0.25;
 const ANGLE_LINE_MIN_PIXELS: f32 = 5.0;
 
 /// Bomb: Box2D-Lite's 1 m box of 50 kg, scaled with the scene's camera (1 m for a 21 m view).
-const BOMB_DENSITY: f32 = 50.0;
 const BOMB_VIEW_HEIGHT: f32 = 21.0;
+
+/// Pieces of a full circle for compared worlds' rounded outlines.
+const TINT_CIRCLE_PIECES: usize = 32;
+
+/// The picked body or joint is framed in this colour, this far out (screen pixels).
+pub const PICK_COLOR: Color = Color::rgb(1.0, 1.0, 1.0);
+const PICK_MARGIN_PIXELS: f32 = 6.0;
 
 /// What the running scene is.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,13 +98,6 @@ impl Default for SceneInfo {
     }
 }
 
-/// A body held by the mouse.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Grab {
-    joint: JointHandle,
-    body: BodyHandle,
-}
-
 /// What the window tells the panel about the frame loop.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FrameInfo {
@@ -107,6 +116,10 @@ pub enum Request {
     Restart,
     Bomb,
     ResetSettings,
+    /// Add a compared world (restarts the scene in every world).
+    AddWorld(Preset),
+    /// Remove compared world `i` (restarts the scene in every world).
+    RemoveWorld(usize),
 }
 
 /// The keys the testbed handles (the window maps macroquad's key codes).
@@ -129,7 +142,16 @@ pub struct Testbed {
     pub(super) info: SceneInfo,
     /// The last good file, for restarts; and the name it was loaded under.
     good_file: Option<(SceneFile, String)>,
-    pub(super) world: World,
+    /// The live worlds (the newest step): one, or up to `MAX_WORLDS` when comparing.
+    pub(super) lab: Comparison,
+    /// Where each world's settings come from (one per world of `lab`).
+    pub(super) presets: Vec<Preset>,
+    /// The world the Solver section edits.
+    pub(super) focus: usize,
+    /// The recording of the last seconds, and the older step shown while scrubbing.
+    pub(super) rewind: Rewind,
+    /// The picked body or joint and its trace.
+    pub(super) probe: Probe,
     /// The running scene's own settings (the Solver section's reset button).
     pub(super) scene_settings: SolverSettings,
     /// Errors of the chosen file, one `file:line:col: message` each (empty when it loaded).
@@ -152,16 +174,17 @@ pub struct Testbed {
     /// Which panel sections are open (remembered in the preferences).
     pub sections: Sections,
 
-    /// The invisible static body mouse joints hang from.
-    ground: Option<BodyHandle>,
-    grab: Option<Grab>,
-    bomb: Option<BodyHandle>,
+    /// True while the left button holds (or tries to hold) a body.
+    mouse_held: bool,
+    /// The last drag target sent (a drag to the same point is not an input).
+    drag_target: Option<Vec2>,
     rng: u64,
 
     pub(super) history: History,
-    step_times: VecDeque<f64>,
-    /// Sum of the last frame's step times, ms.
-    pub(super) frame_step_ms: f32,
+    /// Step times of each world, ms.
+    step_times: Vec<VecDeque<f64>>,
+    /// Sum of the last frame's step times of each world, ms.
+    pub(super) frame_step_ms: Vec<f32>,
     camera_request: Option<CameraFile>,
     pub(super) requests: Vec<Request>,
     /// The scene whose category the menu last opened.
@@ -198,12 +221,19 @@ impl Testbed {
                 .filter(|p| p.is_file())
                 .or_else(|| library.default_scene())
         });
+        let lab = Comparison {
+            sessions: vec![Session::new(Preset::Scene.label(), World::default())],
+        };
         let mut testbed = Testbed {
             library,
             scene_path: None,
             info: SceneInfo::default(),
             good_file: None,
-            world: World::default(),
+            rewind: Rewind::new(&lab),
+            lab,
+            presets: vec![Preset::Scene],
+            focus: 0,
+            probe: Probe::default(),
             scene_settings: SolverSettings::default(),
             errors: Vec::new(),
             notices,
@@ -215,13 +245,12 @@ impl Testbed {
             frame_steps: 0,
             draw_flags: prefs.draw.into(),
             sections: prefs.sections,
-            ground: None,
-            grab: None,
-            bomb: None,
+            mouse_held: false,
+            drag_target: None,
             rng: 0x9e37_79b9_7f4a_7c15,
             history: History::default(),
-            step_times: VecDeque::new(),
-            frame_step_ms: 0.0,
+            step_times: vec![VecDeque::new()],
+            frame_step_ms: vec![0.0],
             camera_request: None,
             requests: Vec::new(),
             menu_revealed: None,
@@ -237,8 +266,34 @@ impl Testbed {
     // ----------------------------------------------------------------------------------
     // Accessors.
 
+    /// The worlds shown: the live ones, or an older step while scrubbing.
+    pub fn shown(&self) -> &Comparison {
+        self.rewind.view().unwrap_or(&self.lab)
+    }
+
+    /// The first world shown (the only one unless comparing).
     pub fn world(&self) -> &World {
-        &self.world
+        &self.shown().sessions[0].world
+    }
+
+    /// True when more than one world runs.
+    pub fn comparing(&self) -> bool {
+        self.lab.sessions.len() > 1
+    }
+
+    /// The legend: each world's label (numbered when comparing) and colour.
+    pub fn legend(&self) -> Vec<(String, Color)> {
+        self.lab
+            .sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (format!("{} {}", i + 1, s.label), legend_color(i)))
+            .collect()
+    }
+
+    /// The worlds' labels.
+    pub fn labels(&self) -> Vec<String> {
+        self.legend().into_iter().map(|(l, _)| l).collect()
     }
 
     pub fn info(&self) -> &SceneInfo {
@@ -271,14 +326,28 @@ impl Testbed {
         &self.library
     }
 
-    /// Fixed steps taken in the running scene.
+    /// Fixed steps taken in the scene shown.
     pub fn steps(&self) -> u64 {
-        self.world.step_count()
+        self.world().step_count()
     }
 
-    /// Simulated time (s).
+    /// Simulated time shown (s).
     pub fn time(&self) -> f64 {
-        self.world.time()
+        self.world().time()
+    }
+
+    /// The recorded range (oldest and newest step) and the step shown.
+    pub fn timeline(&self) -> (u64, u64, u64) {
+        (
+            self.rewind.oldest(),
+            self.rewind.newest(),
+            self.rewind.shown_step(),
+        )
+    }
+
+    /// The picked body or joint.
+    pub fn picked(&self) -> Option<Pick> {
+        self.probe.pick
     }
 
     /// Screen rectangles (egui points) of named panel widgets, as last laid out.
@@ -342,9 +411,10 @@ impl Testbed {
         self.good_file = None;
         self.errors.clear();
         self.info = SceneInfo::default();
-        self.world = World::default();
-        self.scene_settings = *self.world.settings();
-        self.forget_handles();
+        let world = World::default();
+        self.scene_settings = *world.settings();
+        self.probe.set_pick(None);
+        self.start_from_presets(world);
         self.camera_request = Some(self.info.camera);
     }
 
@@ -370,11 +440,11 @@ impl Testbed {
             description: built.description,
             camera: built.camera,
         };
-        self.world = built.world;
-        self.scene_settings = *self.world.settings();
+        self.scene_settings = *built.world.settings();
         self.good_file = Some((file, name));
         self.errors.clear();
-        self.forget_handles();
+        self.probe.set_pick(None);
+        self.start_from_presets(built.world);
     }
 
     /// The chosen file has errors: keep the running scene, show (and log) the errors.
@@ -391,51 +461,207 @@ impl Testbed {
         self.errors = errors;
     }
 
-    /// Handles into the old world are meaningless in a new one.
-    fn forget_handles(&mut self) {
-        self.ground = None;
-        self.grab = None;
-        self.bomb = None;
+    /// Run `base` in one world per preset, each with its preset's settings.
+    fn start_from_presets(&mut self, base: World) {
+        let settings = self
+            .presets
+            .iter()
+            .map(|p| p.settings(&self.scene_settings))
+            .collect();
+        self.start(base, settings);
+    }
+
+    /// Run `base` in one world per entry of `settings` (labelled by the presets): new worlds,
+    /// a new recording, and the run state of the old worlds forgotten.
+    fn start(&mut self, base: World, settings: Vec<SolverSettings>) {
+        let configs: Vec<(String, SolverSettings)> = self
+            .presets
+            .iter()
+            .zip(settings)
+            .map(|(p, s)| (p.label().to_owned(), s))
+            .collect();
+        self.lab = Comparison::new(&base, &configs);
+        let n = self.lab.sessions.len();
+        self.focus = self.focus.min(n.saturating_sub(1));
+        self.rewind = Rewind::new(&self.lab);
+        self.mouse_held = false;
+        self.drag_target = None;
         self.accumulator = 0.0;
-        self.step_times.clear();
+        self.step_times = vec![VecDeque::new(); n];
+        self.frame_step_ms = vec![0.0; n];
         self.history.clear();
-        self.frame_step_ms = 0.0;
+        self.probe.clear();
     }
 
-    /// Rebuild the running scene from its last good file, keeping the current solver
-    /// settings.
+    /// Rebuild the running scene from its last good file in every world, keeping each
+    /// world's current solver settings.
     pub fn restart(&mut self) {
-        let settings = *self.world.settings();
-        if let Some((file, name)) = &self.good_file {
-            if let Ok(built) = scene::build::build(file, name) {
-                self.world = built.world;
-                let _ = self.world.set_settings(settings);
-            }
-        } else {
-            self.world = World::new(settings);
+        let settings: Vec<SolverSettings> = self
+            .lab
+            .sessions
+            .iter()
+            .map(|s| *s.world.settings())
+            .collect();
+        self.restart_with(settings);
+    }
+
+    fn restart_with(&mut self, settings: Vec<SolverSettings>) {
+        let base = match &self.good_file {
+            Some((file, name)) => match scene::build::build(file, name) {
+                Ok(built) => built.world,
+                Err(_) => return,
+            },
+            None => World::new(settings.first().copied().unwrap_or_default()),
+        };
+        self.start(base, settings);
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Compare.
+
+    /// Compare the scene under these presets (replacing the worlds; one preset: no compare).
+    /// The scene restarts.
+    pub fn set_compare(&mut self, presets: Vec<Preset>) {
+        if presets.is_empty() {
+            return;
         }
-        self.forget_handles();
+        let presets: Vec<Preset> = presets.into_iter().take(MAX_WORLDS).collect();
+        let settings = presets
+            .iter()
+            .map(|p| p.settings(&self.scene_settings))
+            .collect();
+        self.presets = presets;
+        self.focus = 0;
+        self.restart_with(settings);
     }
 
-    /// Put the running scene's own solver settings back.
-    pub fn reset_settings(&mut self) {
-        let _ = self.world.set_settings(self.scene_settings);
+    /// Add a world (at most `MAX_WORLDS`): a preset's settings on this scene, or a copy of
+    /// the world being edited. The scene restarts in every world, so they start together.
+    pub fn add_world(&mut self, preset: Preset) {
+        if self.lab.sessions.len() >= MAX_WORLDS {
+            return;
+        }
+        let mut settings: Vec<SolverSettings> = self
+            .lab
+            .sessions
+            .iter()
+            .map(|s| *s.world.settings())
+            .collect();
+        settings.push(match preset {
+            Preset::Copy => settings[self.focus.min(settings.len() - 1)],
+            ref p => p.settings(&self.scene_settings),
+        });
+        self.presets.push(preset);
+        self.focus = self.presets.len() - 1;
+        self.restart_with(settings);
     }
 
-    /// Apply solver settings now (the panel calls this the frame they change). Invalid
-    /// settings are refused with a message.
+    /// Remove world `i` (the last world stays). The scene restarts.
+    pub fn remove_world(&mut self, i: usize) {
+        if self.lab.sessions.len() <= 1 || i >= self.lab.sessions.len() {
+            return;
+        }
+        let mut settings: Vec<SolverSettings> = self
+            .lab
+            .sessions
+            .iter()
+            .map(|s| *s.world.settings())
+            .collect();
+        settings.remove(i);
+        self.presets.remove(i);
+        if self.focus >= i && self.focus > 0 {
+            self.focus -= 1;
+        }
+        self.restart_with(settings);
+    }
+
+    // ----------------------------------------------------------------------------------
+    // Inputs.
+
+    /// Apply a user input to the worlds (every world alike; `WorldSettings` to its world),
+    /// recorded for rewind. When an older step is shown, it becomes the present first.
+    pub fn input(&mut self, input: Input) {
+        self.resume();
+        self.rewind.record_input(&self.lab, input.clone());
+        self.lab.apply(&input);
+    }
+
+    /// Make the step shown the live one, forgetting the recorded future (nothing to do when
+    /// the live step is shown). A grab the shown frame had is let go unless the mouse holds.
+    fn resume(&mut self) {
+        let Some(state) = self.rewind.resume() else {
+            return;
+        };
+        self.probe.truncate_after(state.step_count());
+        self.lab = state;
+        if !self.mouse_held && self.lab.sessions.iter().any(|s| s.grab().is_some()) {
+            self.rewind.record_input(&self.lab, Input::Release);
+            self.lab.apply(&Input::Release);
+        }
+    }
+
+    /// Show recorded step `step` (clamped to the recorded range); pauses.
+    pub fn scrub(&mut self, step: u64) {
+        self.paused = true;
+        self.rewind.scrub(step, self.residuals_wanted());
+    }
+
+    /// True while the Plots section is open: the worlds record their solver residuals.
+    fn residuals_wanted(&self) -> bool {
+        self.sections.plots
+    }
+
+    /// Solver settings of the world being edited, now (the panel calls this the frame they
+    /// change). Invalid settings are refused with a message.
     pub fn set_settings(&mut self, settings: SolverSettings) -> Result<(), String> {
-        self.world
-            .set_settings(settings)
-            .map_err(|e| format!("setting refused: {e}"))
+        self.set_world_settings(self.focus, settings)
+    }
+
+    /// Solver settings of world `world`.
+    pub fn set_world_settings(
+        &mut self,
+        world: usize,
+        settings: SolverSettings,
+    ) -> Result<(), String> {
+        settings
+            .validate()
+            .map_err(|e| format!("setting refused: {e}"))?;
+        if self.lab.sessions.get(world).map(|s| *s.world.settings()) == Some(settings) {
+            return Ok(());
+        }
+        self.input(Input::WorldSettings { world, settings });
+        Ok(())
+    }
+
+    /// The settings of the world being edited.
+    pub fn settings(&self) -> &SolverSettings {
+        let shown = self.shown();
+        shown.sessions[self.focus.min(shown.sessions.len() - 1)]
+            .world
+            .settings()
+    }
+
+    /// The settings "reset" restores for the world being edited: its preset on the scene's.
+    pub fn reset_target(&self) -> SolverSettings {
+        self.presets
+            .get(self.focus)
+            .map_or(self.scene_settings, |p| p.settings(&self.scene_settings))
+    }
+
+    /// Put the scene's own solver settings back (through the preset of the world edited).
+    pub fn reset_settings(&mut self) {
+        let _ = self.set_settings(self.reset_target());
     }
 
     // ----------------------------------------------------------------------------------
     // Running.
 
-    /// Toggle pause (`P`).
+    /// Toggle pause (`P`). Running again resumes from the step shown.
     pub fn toggle_pause(&mut self) {
         self.paused = !self.paused;
+        if !self.paused {
+            self.resume();
+        }
     }
 
     /// Request one step (`O`); pauses if running.
@@ -465,28 +691,34 @@ impl Testbed {
         if self.watch.as_mut().is_some_and(FileWatch::poll) {
             self.reload();
         }
+        let residuals = self.residuals_wanted();
+        for s in &mut self.lab.sessions {
+            if s.world.iteration_residuals().is_empty() == residuals {
+                s.world.set_record_residuals(residuals);
+            }
+        }
         let steps = self.steps_this_frame(frame_dt);
         self.frame_steps = steps;
-        self.frame_step_ms = 0.0;
+        self.frame_step_ms.iter_mut().for_each(|ms| *ms = 0.0);
         for _ in 0..steps {
             self.step();
         }
-        let stats = self.world.stats();
-        let step_ms = if steps > 0 {
-            self.frame_step_ms / steps as f32
-        } else {
-            self.history_last_step_ms()
-        };
-        self.history.record(
-            frame_dt as f64,
-            step_ms,
-            stats.kinetic_energy,
-            stats.max_penetration,
-        );
-    }
-
-    fn history_last_step_ms(&self) -> f32 {
-        self.step_times.back().copied().unwrap_or(0.0) as f32
+        let samples: Vec<[f32; 3]> = self
+            .shown()
+            .sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let stats = s.world.stats();
+                let step_ms = if steps > 0 {
+                    self.frame_step_ms[i] / steps as f32
+                } else {
+                    self.step_times[i].back().copied().unwrap_or(0.0) as f32
+                };
+                [step_ms, stats.kinetic_energy, stats.max_penetration]
+            })
+            .collect();
+        self.history.record(frame_dt as f64, &samples);
     }
 
     fn apply(&mut self, request: Request) {
@@ -504,6 +736,8 @@ impl Testbed {
             Request::Restart => self.restart(),
             Request::Bomb => self.launch_bomb(),
             Request::ResetSettings => self.reset_settings(),
+            Request::AddWorld(preset) => self.add_world(preset),
+            Request::RemoveWorld(i) => self.remove_world(i),
         }
     }
 
@@ -516,7 +750,7 @@ impl Testbed {
         match self.stepping {
             Stepping::StepsPerFrame(n) => n.min(MAX_STEPS_PER_FRAME),
             Stepping::TimeScale(scale) => {
-                let dt = self.world.settings().dt();
+                let dt = self.lab.sessions[0].world.settings().dt();
                 let frame = if frame_dt.is_finite() {
                     frame_dt.clamp(0.0, MAX_FRAME_SECONDS)
                 } else {
@@ -535,23 +769,23 @@ impl Testbed {
         }
     }
 
-    /// Advance by one fixed step of `1 / step_hz`.
+    /// Advance every world by one fixed step of its `1 / step_hz` (from the step shown), and
+    /// record it.
     pub fn step(&mut self) {
-        let dt = self.world.settings().dt();
-        let start = Instant::now();
-        self.world.step(dt);
-        let ms = start.elapsed().as_secs_f64() * 1000.0;
-        self.frame_step_ms += ms as f32;
-        if self.step_times.len() == STEP_TIMES_KEPT {
-            self.step_times.pop_front();
-        }
-        self.step_times.push_back(ms);
-        // A grabbed body that went away (destroyed with its joint) is let go.
-        if let Some(grab) = self.grab {
-            if self.world.joint(grab.joint).is_none() {
-                self.grab = None;
+        self.resume();
+        for (i, session) in self.lab.sessions.iter_mut().enumerate() {
+            let start = Instant::now();
+            session.step();
+            let ms = start.elapsed().as_secs_f64() * 1000.0;
+            self.frame_step_ms[i] += ms as f32;
+            let times = &mut self.step_times[i];
+            if times.len() == STEP_TIMES_KEPT {
+                times.pop_front();
             }
+            times.push_back(ms);
         }
+        self.rewind.record_step(&self.lab);
+        self.probe.sample(&self.lab);
     }
 
     /// A uniform random number in `lo..hi` (xorshift; the testbed needs no quality).
@@ -563,182 +797,237 @@ impl Testbed {
     }
 
     /// Launch the bomb (`Space`): Box2D-Lite's heavy box, fired from above the scene towards
-    /// its lower middle at high speed and spinning. A new bomb replaces the last one.
+    /// its lower middle at high speed and spinning, the same throw in every world. The bomb
+    /// is one body, thrown again each time.
     pub fn launch_bomb(&mut self) {
-        if let Some(old) = self.bomb.take() {
-            if self.grab.is_some_and(|g| g.body == old) {
-                self.mouse_up();
-            }
-            let _ = self.world.destroy_body(old);
-        }
         let camera = self.info.camera;
         let half_height = 0.5 * camera.height.max(0.1);
         let half_size = (0.5 * camera.height / BOMB_VIEW_HEIGHT).clamp(0.1, 5.0);
         let position =
             camera.center + Vec2::new(self.random(-1.4, 1.4) * half_height, 0.75 * half_height);
         let aim = camera.center - Vec2::new(0.0, 0.66 * half_height);
-        let def = BodyDef {
-            angle: self.random(-1.5, 1.5),
-            linear_velocity: 1.5 * (aim - position),
-            angular_velocity: self.random(-20.0, 20.0),
-            name: Some("bomb".to_string()),
-            ..BodyDef::dynamic(position)
-        };
-        let Ok(body) = self.world.create_body(&def) else {
-            return;
-        };
-        let shape = Polygon::new_box(half_size, half_size).map(|p| {
-            ShapeDef::new(Geometry::Polygon(p))
-                .density(BOMB_DENSITY)
-                .friction(0.2)
+        let angle = self.random(-1.5, 1.5);
+        let angular_velocity = self.random(-20.0, 20.0);
+        self.input(Input::Bomb {
+            position,
+            angle,
+            velocity: 1.5 * (aim - position),
+            angular_velocity,
+            half_size,
         });
-        match shape {
-            Ok(shape) if self.world.create_shape(body, &shape).is_ok() => self.bomb = Some(body),
-            _ => {
-                let _ = self.world.destroy_body(body);
-            }
-        }
     }
 
     // ----------------------------------------------------------------------------------
     // Mouse.
 
-    /// Left button pressed at world point `p` (m): grab the dynamic body there, at that
-    /// point, with a soft mouse joint. True when a body was grabbed.
+    /// Left button pressed at world point `p` (m): every world grabs the dynamic body there,
+    /// at that point, with the lab's soft mouse joint. True when a body was grabbed.
     pub fn mouse_down(&mut self, p: Vec2) -> bool {
         self.mouse_up();
-        let Some(body) = self.world.body_at_point(p) else {
-            return false;
-        };
-        let Some(b) = self.world.body(body) else {
-            return false;
-        };
-        if b.kind() != BodyKind::Dynamic {
+        let grabbable = self.shown().sessions.iter().any(|s| {
+            s.world
+                .body_at_point(p)
+                .and_then(|b| s.world.body(b))
+                .is_some_and(|b| b.kind() == BodyKind::Dynamic)
+        });
+        if !grabbable {
             return false;
         }
-        let gravity = self.world.settings().gravity.length();
-        let weight = b.mass() * if gravity > 1e-3 { gravity } else { 10.0 };
-        let Some(ground) = self.ground_body() else {
-            return false;
-        };
-        let def = MouseJointDef {
-            target: p,
-            hertz: MOUSE_HERTZ,
-            damping_ratio: MOUSE_DAMPING_RATIO,
-            max_force: MOUSE_FORCE_PER_WEIGHT * weight,
-        };
-        match self.world.create_joint(&JointDef::new(ground, body, def)) {
-            Ok(joint) => {
-                self.grab = Some(Grab { joint, body });
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    /// The static body mouse joints hang from, made once per world.
-    fn ground_body(&mut self) -> Option<BodyHandle> {
-        if let Some(g) = self.ground.filter(|g| self.world.body(*g).is_some()) {
-            return Some(g);
-        }
-        let ground = self.world.create_body(&BodyDef::fixed(Vec2::ZERO)).ok()?;
-        self.ground = Some(ground);
-        Some(ground)
+        self.mouse_held = true;
+        self.drag_target = Some(p);
+        self.input(Input::Grab(p));
+        self.grabbing()
     }
 
     /// Left button held and moved to world point `p` (m): move the grab's target.
     pub fn mouse_move(&mut self, p: Vec2) {
-        let Some(grab) = self.grab else { return };
-        match self.world.joint_mut(grab.joint).map(|j| j.kind_mut()) {
-            Some(JointKind::Mouse(m)) => m.set_target(p),
-            _ => self.grab = None,
+        if !self.mouse_held || self.drag_target == Some(p) {
+            return;
+        }
+        if self.lab.sessions.iter().any(|s| s.grab().is_some()) {
+            self.drag_target = Some(p);
+            self.input(Input::Drag(p));
         }
     }
 
     /// Left button released: let go.
     pub fn mouse_up(&mut self) {
-        if let Some(grab) = self.grab.take() {
-            let _ = self.world.destroy_joint(grab.joint);
+        self.mouse_held = false;
+        self.drag_target = None;
+        if self.shown().sessions.iter().any(|s| s.grab().is_some()) {
+            self.input(Input::Release);
         }
     }
 
-    /// True while a body is held by the mouse.
+    /// True while a body is held by the mouse (in any world shown).
     pub fn grabbing(&self) -> bool {
-        self.grab.is_some()
+        self.shown().sessions.iter().any(|s| s.grab().is_some())
     }
 
-    /// The grabbed point of the body and the target it is pulled to, while dragging.
+    /// The grabbed point of the body and the target it is pulled to, while dragging (the
+    /// first world's).
     pub fn pull(&self) -> Option<(Vec2, Vec2)> {
-        let grab = self.grab?;
-        let joint = self.world.joint(grab.joint)?;
-        let body = self.world.body(grab.body)?;
-        match joint.kind() {
-            JointKind::Mouse(m) => Some((m.anchor_b(body), m.target())),
-            _ => None,
-        }
+        self.shown().sessions[0].grab_line()
+    }
+
+    /// Ctrl+click at world point `p` (m), `radius` m of slack for joints: pick the joint or
+    /// body there for the Plots section (nothing there: no pick).
+    pub fn pick(&mut self, p: Vec2, radius: f32) {
+        let pick = pick_at(self.world(), p, radius);
+        self.probe.set_pick(pick);
+    }
+
+    /// Pick the body or joint called `name` (`--pick`); false when there is none.
+    pub fn pick_named(&mut self, name: &str) -> bool {
+        let world = self.world();
+        let pick = world
+            .body_by_name(name)
+            .map(Pick::Body)
+            .or_else(|| world.joint_by_name(name).map(Pick::Joint));
+        self.probe.set_pick(pick);
+        pick.is_some()
     }
 
     // ----------------------------------------------------------------------------------
     // Drawing.
 
-    /// Draw the world through `d` (the world camera is already set): bodies in the app's
-    /// colours by kind and sleep, each moving body with a line from its centre of mass along
-    /// its x axis (its angle), then what the core draws for the other flags (joints,
-    /// contacts, boxes, names), then the mouse's pull.
+    /// Draw the worlds through `d` (the world camera is already set). One world: bodies in
+    /// the app's colours by kind and sleep, each moving body with a line from its centre of
+    /// mass along its x axis (its angle), then what the core draws for the other flags
+    /// (joints, contacts, boxes, names), then the mouse's pull. Compared worlds: the static
+    /// bodies once, then each world's moving bodies and debug drawing as outlines in its
+    /// legend colour (the first world on top). Then the pick, highlighted.
     pub fn draw_world(&self, d: &mut MacroquadDraw) {
-        if self.draw_flags.shapes {
-            for (_, body) in self.world.bodies() {
-                let color = body_color(body.kind(), body.is_awake());
-                let xf = body.transform();
-                let mut reach: f32 = 0.0;
-                let center = body.center();
-                let axis = xf.q.x_axis();
-                for &shape in body.shapes() {
-                    let Some(shape) = self.world.shape(shape) else {
-                        continue;
+        let shown = self.shown();
+        if shown.sessions.len() == 1 {
+            let world = &shown.sessions[0].world;
+            if self.draw_flags.shapes {
+                draw_bodies(world, d);
+            }
+            let flags = DrawFlags {
+                shapes: false,
+                ..self.draw_flags
+            };
+            world.debug_draw(d, &flags);
+            if let Some((anchor, target)) = shown.sessions[0].grab_line() {
+                draw_pull(d, anchor, target, PULL_COLOR);
+            }
+        } else {
+            let flags = DrawFlags {
+                shapes: false,
+                ..self.draw_flags
+            };
+            if self.draw_flags.shapes {
+                draw_statics(&shown.sessions[0].world, d);
+            }
+            for (i, session) in shown.sessions.iter().enumerate().rev() {
+                let color = legend_color(i);
+                let ppm = d.camera().pixels_per_metre();
+                {
+                    let mut tint = Tint {
+                        inner: &mut *d,
+                        color,
+                        pieces: TINT_CIRCLE_PIECES,
                     };
-                    draw_geometry(d, shape.geometry(), &xf, color);
-                    reach = reach.max(support(shape.geometry(), &xf, center, axis));
+                    if self.draw_flags.shapes {
+                        draw_moving_outlines(&session.world, &mut tint, ppm);
+                    }
+                    session.world.debug_draw(&mut tint, &flags);
                 }
-                // The angle line, unless the body is too small on screen to show it.
-                let on_screen = reach * d.camera().pixels_per_metre();
-                if body.kind() != BodyKind::Static && on_screen > ANGLE_LINE_MIN_PIXELS {
-                    d.line_px(center, center + reach * axis, color, 1.5);
+                if let Some((anchor, target)) = session.grab_line() {
+                    draw_pull(d, anchor, target, color);
                 }
             }
         }
-        let flags = DrawFlags {
-            shapes: false,
-            ..self.draw_flags
+        self.draw_pick(d);
+    }
+
+    /// The pick, in every world shown: a white frame around a body (its colours stay
+    /// visible), white rings on a joint's anchors.
+    fn draw_pick(&self, d: &mut MacroquadDraw) {
+        let Some(pick) = self.probe.pick else {
+            return;
         };
-        self.world.debug_draw(d, &flags);
-        if let Some((anchor, target)) = self.pull() {
-            d.line_px(anchor, target, PULL_COLOR, 2.5);
-            d.dot_px(anchor, 7.0, PULL_COLOR);
-            d.dot_px(target, 5.0, PULL_COLOR);
+        let margin = d.camera().pixels_to_metres(PICK_MARGIN_PIXELS);
+        for session in &self.shown().sessions {
+            let world = &session.world;
+            match pick {
+                Pick::Body(h) => {
+                    let Some(body) = world.body(h) else { continue };
+                    let xf = body.transform();
+                    let aabb = body
+                        .shapes()
+                        .iter()
+                        .filter_map(|&s| world.shape(s))
+                        .map(|s| s.geometry().aabb(&xf))
+                        .reduce(|a, b| a.union(&b));
+                    let Some(aabb) = aabb else { continue };
+                    let (lo, hi) = (
+                        aabb.min - Vec2::splat(margin),
+                        aabb.max + Vec2::splat(margin),
+                    );
+                    let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)];
+                    for k in 0..4 {
+                        d.line_px(corners[k], corners[(k + 1) % 4], PICK_COLOR, 1.5);
+                    }
+                    d.dot_px(body.center(), 5.0, PICK_COLOR);
+                }
+                Pick::Joint(h) => {
+                    let Some(joint) = world.joint(h) else {
+                        continue;
+                    };
+                    let (Some(a), Some(b)) =
+                        (world.body(joint.body_a()), world.body(joint.body_b()))
+                    else {
+                        continue;
+                    };
+                    for p in [joint.anchor_a(a), joint.anchor_b(b)] {
+                        d.draw_circle(p, margin, PICK_COLOR);
+                    }
+                }
+            }
         }
     }
 
     /// The world box to fit when the user presses `F`, or `None` for an empty world.
     pub fn bounds(&self) -> Option<Aabb> {
-        self.world.bounds()
+        self.world().bounds()
     }
 
     // ----------------------------------------------------------------------------------
     // State dump.
 
-    /// The `--dump-state` JSON: the object `testbed run --json` prints for this world
-    /// (`commands::json_state`, with the step times of the last steps), plus `settings`
+    /// The `--dump-state` JSON: the object `testbed run --json` prints for the first world
+    /// shown (`commands::json_state`, with the step times of the last steps), plus `settings`
     /// (every solver setting now in force), `testbed` (scene file, name, errors, pause,
-    /// stepping, draw flags, mouse) and the window's `extra` members.
+    /// stepping, draw flags, mouse, rewind range, pick), when comparing `worlds` (the same
+    /// object for every world, with its `label` and `settings`), and the window's `extra`
+    /// members.
     pub fn state_json(&self, extra: &[(&str, String)]) -> String {
-        let times: Vec<f64> = self.step_times.iter().copied().collect();
+        let times: Vec<f64> = self.step_times[0].iter().copied().collect();
         let mut members = vec![
-            ("settings", settings_json(self.world.settings())),
+            ("settings", settings_json(self.world().settings())),
             ("testbed", self.testbed_json()),
         ];
+        if self.comparing() {
+            let worlds: Vec<String> = self
+                .shown()
+                .sessions
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let times: Vec<f64> = self.step_times[i].iter().copied().collect();
+                    let own = [
+                        ("label", json_string(&s.label)),
+                        ("settings", settings_json(s.world.settings())),
+                    ];
+                    json_state(&s.world, &times, &own).trim_end().to_owned()
+                })
+                .collect();
+            members.push(("worlds", format!("[{}]", worlds.join(","))));
+        }
         members.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
-        json_state(&self.world, &times, &members)
+        json_state(self.world(), &times, &members)
     }
 
     fn testbed_json(&self) -> String {
@@ -765,15 +1054,93 @@ impl Testbed {
             f.centers_of_mass,
             f.body_names
         );
+        let (oldest, newest, shown) = self.timeline();
+        let pick = match self.probe.pick {
+            None => "null".to_owned(),
+            Some(Pick::Body(h)) => format!("{{\"body\":{}}}", h.index()),
+            Some(Pick::Joint(h)) => format!("{{\"joint\":{}}}", h.index()),
+        };
         format!(
-            "{{\"scene\":{path},\"name\":{},\"errors\":[{}],\"notices\":[{}],\"paused\":{},\"stepping\":{stepping},\"draw\":{draw},\"grabbing\":{},\"bodies\":{}}}",
+            "{{\"scene\":{path},\"name\":{},\"errors\":[{}],\"notices\":[{}],\"paused\":{},\"stepping\":{stepping},\"draw\":{draw},\"grabbing\":{},\"bodies\":{},\"worlds\":{},\"rewind\":{{\"oldest\":{oldest},\"newest\":{newest},\"shown\":{shown}}},\"pick\":{pick},\"trace_samples\":{}}}",
             json_string(&self.info.name),
             errors.join(","),
             notices.join(","),
             self.paused,
             self.grabbing(),
-            self.world.body_count()
+            self.world().body_count(),
+            self.lab.sessions.len(),
+            self.probe.len()
         )
+    }
+}
+
+/// The mouse's pull: a line from the held point to the target.
+fn draw_pull(d: &mut MacroquadDraw, anchor: Vec2, target: Vec2, color: Color) {
+    d.line_px(anchor, target, color, 2.5);
+    d.dot_px(anchor, 7.0, color);
+    d.dot_px(target, 5.0, color);
+}
+
+/// Every body of `world` in the app's colours (solid), with angle lines.
+fn draw_bodies(world: &World, d: &mut MacroquadDraw) {
+    let ppm = d.camera().pixels_per_metre();
+    for (_, body) in world.bodies() {
+        let color = body_color(body.kind(), body.is_awake());
+        let xf = body.transform();
+        let mut reach: f32 = 0.0;
+        let center = body.center();
+        let axis = xf.q.x_axis();
+        for &shape in body.shapes() {
+            let Some(shape) = world.shape(shape) else {
+                continue;
+            };
+            draw_geometry(d, shape.geometry(), &xf, color);
+            reach = reach.max(support(shape.geometry(), &xf, center, axis));
+        }
+        // The angle line, unless the body is too small on screen to show it.
+        if body.kind() != BodyKind::Static && reach * ppm > ANGLE_LINE_MIN_PIXELS {
+            d.line_px(center, center + reach * axis, color, 1.5);
+        }
+    }
+}
+
+/// The static bodies of `world`, solid in their colour (compare mode draws them once).
+fn draw_statics(world: &World, d: &mut MacroquadDraw) {
+    for (_, body) in world.bodies() {
+        if body.kind() != BodyKind::Static {
+            continue;
+        }
+        let xf = body.transform();
+        for &shape in body.shapes() {
+            if let Some(shape) = world.shape(shape) {
+                draw_geometry(d, shape.geometry(), &xf, body_color(body.kind(), true));
+            }
+        }
+    }
+}
+
+/// The moving bodies of `world` through a tint (outlines in the world's colour, darker
+/// asleep), with angle lines.
+fn draw_moving_outlines(world: &World, d: &mut dyn DebugDraw, pixels_per_metre: f32) {
+    for (_, body) in world.bodies() {
+        if body.kind() == BodyKind::Static {
+            continue;
+        }
+        let color = body_color(body.kind(), body.is_awake());
+        let xf = body.transform();
+        let mut reach: f32 = 0.0;
+        let center = body.center();
+        let axis = xf.q.x_axis();
+        for &shape in body.shapes() {
+            let Some(shape) = world.shape(shape) else {
+                continue;
+            };
+            draw_geometry(d, shape.geometry(), &xf, color);
+            reach = reach.max(support(shape.geometry(), &xf, center, axis));
+        }
+        if reach * pixels_per_metre > ANGLE_LINE_MIN_PIXELS {
+            d.draw_segment(center, center + reach * axis, color);
+        }
     }
 }
 
@@ -964,5 +1331,122 @@ mod tests {
         t.update(1.0 / 60.0);
         let last = t.library().entries.last().unwrap().path.clone();
         assert_eq!(t.scene_path(), Some(last.as_path()));
+    }
+
+    fn alone(file: &str, settings: SolverSettings, steps: u64) -> u64 {
+        let mut world = scene::load_file(&scenes().join(file)).unwrap().world;
+        world.set_settings(settings).unwrap();
+        for _ in 0..steps {
+            let dt = world.settings().dt();
+            world.step(dt);
+        }
+        world.state_hash()
+    }
+
+    #[test]
+    fn compared_worlds_each_run_as_they_would_alone() {
+        let file = "box2d_lite/pyramid_stacking.ron";
+        let mut t = testbed(file);
+        let presets = crate::app::compare::parse_compare("classic,no warm starting,soft step");
+        t.set_compare(presets.unwrap());
+        assert!(t.comparing());
+        for _ in 0..90 {
+            t.update(1.0 / 60.0);
+        }
+        let hashes: Vec<u64> = t
+            .shown()
+            .sessions
+            .iter()
+            .map(|s| s.world.state_hash())
+            .collect();
+        for (s, h) in t.shown().sessions.iter().zip(&hashes) {
+            assert_eq!(s.world.step_count(), 90);
+            assert_eq!(*h, alone(file, *s.world.settings(), 90), "{}", s.label);
+        }
+        assert!(hashes[0] != hashes[1] && hashes[1] != hashes[2]);
+        // Settings reach the world being edited only; adding and removing restart.
+        t.focus = 1;
+        let mut s = *t.settings();
+        s.iterations = 3;
+        t.set_settings(s).unwrap();
+        assert_eq!(t.shown().sessions[1].world.settings().iterations, 3);
+        assert_eq!(t.shown().sessions[0].world.settings().iterations, 10);
+        t.request(Request::AddWorld(Preset::Copy));
+        t.update(1.0 / 60.0);
+        assert_eq!(t.shown().sessions.len(), 4);
+        assert_eq!(t.shown().sessions[3].world.settings().iterations, 3);
+        assert_eq!(t.steps(), 1, "restarted");
+        t.request(Request::AddWorld(Preset::Scene));
+        t.update(1.0 / 60.0);
+        assert_eq!(t.shown().sessions.len(), 4, "four at most");
+        let json = t.state_json(&[]);
+        assert!(json.contains("\"worlds\":[{\"steps\":2,"), "{json}");
+        assert!(json.contains("\"label\":\"soft step\""), "{json}");
+        for i in (0..4).rev() {
+            t.request(Request::RemoveWorld(i));
+            t.update(1.0 / 60.0);
+        }
+        assert_eq!(t.shown().sessions.len(), 1);
+        assert!(!t.comparing());
+    }
+
+    #[test]
+    fn a_drag_acts_on_every_compared_world() {
+        let mut t = testbed("box2d_lite/single_box.ron");
+        t.set_compare(vec![
+            Preset::Verdict("classic"),
+            Preset::Verdict("soft step"),
+        ]);
+        for _ in 0..120 {
+            t.update(1.0 / 60.0);
+        }
+        let b = t.world().body_by_name("box").unwrap();
+        let start = t.world().body(b).unwrap().position();
+        assert!(t.mouse_down(start));
+        for i in 0..120 {
+            t.mouse_move(start + Vec2::new(0.05 * i as f32, 2.0));
+            t.update(1.0 / 60.0);
+        }
+        t.mouse_up();
+        for s in &t.shown().sessions {
+            let end = s.world.body(b).unwrap().position();
+            assert!(end.x - start.x > 4.0, "{}: {start} -> {end}", s.label);
+            assert!(s.grab().is_none());
+        }
+    }
+
+    #[test]
+    fn scrubbing_shows_recorded_steps_and_resuming_replays_the_same_run() {
+        let file = "box2d_lite/pyramid_stacking.ron";
+        let run = |rewind: bool| {
+            let mut t = testbed(file);
+            let mut hashes = Vec::new();
+            for frame in 0..120 {
+                if frame == 20 {
+                    t.key(Key::Bomb);
+                }
+                t.update(1.0 / 60.0);
+                hashes.push(t.world().state_hash());
+                if rewind && frame == 99 {
+                    t.scrub(70);
+                    assert_eq!(t.steps(), 70);
+                    assert_eq!(t.world().state_hash(), hashes[69]);
+                    t.scrub(30);
+                    assert_eq!(t.world().state_hash(), hashes[29]);
+                    t.scrub(31);
+                    assert_eq!(t.world().state_hash(), hashes[30]);
+                    assert!(t.paused);
+                    t.update(1.0 / 60.0);
+                    assert_eq!(t.steps(), 31, "paused: scrubbing does not step");
+                    t.toggle_pause();
+                    assert_eq!(t.timeline(), (0, 31, 31), "the future is forgotten");
+                }
+            }
+            (t.steps(), t.world().state_hash(), hashes)
+        };
+        let (steps, hash, _) = run(true);
+        assert_eq!(steps, 120 - 100 + 31 - 1 + 1);
+        let (_, _, straight) = run(false);
+        assert_eq!(hash, straight[steps as usize - 1]);
     }
 }

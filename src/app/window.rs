@@ -1,14 +1,16 @@
 //! The window: configuration, the frame loop, camera input, the side panel, preferences and
-//! the automation options (`--frames`, `--screenshot`, `--dump-state`, and the hidden test
-//! hooks `--catalog-smoke`, `--layout-out`, `--max-fps`).
+//! the automation options (`--frames`, `--screenshot`, `--dump-state`, `--compare`, and the
+//! hidden test hooks `--catalog-smoke`, `--layout-out`, `--max-fps`, `--bomb-at`,
+//! `--rewind-to`/`--rewind-at`, `--pick`).
 //!
 //! One frame, in order:
 //! 1. egui: the right side panel (resizable); what is left of the window is the world view.
 //! 2. input: wheel zoom about the cursor, right/middle drag pan, left drag to the testbed's
-//!    mouse joint, keys. A press egui wants (over the panel, on a widget) never reaches the
+//!    mouse joint (every world), Ctrl+click to pick for the plots, keys. A press egui wants (over the panel, on a widget) never reaches the
 //!    world, and a drag belongs to wherever it started; keys go to egui while it has focus.
 //! 3. `Testbed::update`: requests, file reload, this frame's fixed steps.
-//! 4. draw: background, grid, `Testbed::draw_world` through `MacroquadDraw`, messages, egui.
+//! 4. draw: background, grid, `Testbed::draw_world` through `MacroquadDraw`, messages (the
+//!    compare legend, the rewound step), egui.
 //! 5. screenshots, preferences, the automation hooks, and the exit check.
 
 use std::cell::Cell;
@@ -19,10 +21,12 @@ use std::time::{Duration, Instant};
 
 use egui_macroquad::egui;
 use macroquad::input::{
-    is_key_pressed, is_mouse_button_down, is_mouse_button_pressed, is_mouse_button_released,
-    is_quit_requested, mouse_position, mouse_wheel, prevent_quit, KeyCode, MouseButton,
+    is_key_down, is_key_pressed, is_mouse_button_down, is_mouse_button_pressed,
+    is_mouse_button_released, is_quit_requested, mouse_position, mouse_wheel, prevent_quit,
+    KeyCode, MouseButton,
 };
 use macroquad::math::Rect;
+use macroquad::shapes::draw_rectangle;
 use macroquad::text::{draw_text, measure_text};
 use macroquad::time::get_frame_time;
 use macroquad::window::{
@@ -30,9 +34,11 @@ use macroquad::window::{
 };
 
 use super::camera::Camera;
+use super::compare::parse_compare;
 use super::draw::{draw_grid, to_mq, MacroquadDraw, BACKGROUND};
 use super::panel::section;
 use super::preferences::{Preferences, PreferencesFile, PANEL_WIDTH_RANGE};
+use super::probe::{Quantity, JOINT_PICK_PIXELS};
 use super::screenshot::{save_screen, write_text};
 use super::testbed::{FrameInfo, Key, Testbed};
 use crate::commands::{json_f32, json_number, json_string};
@@ -78,6 +84,20 @@ pub struct AppOptions {
     /// Test hook: sleep so that frames come at most this often per second (Xvfb has no
     /// vsync, so a scripted drag would otherwise race through thousands of frames).
     pub max_fps: Option<f32>,
+    /// Compare mode from the start: the presets named, comma separated
+    /// (`"classic,classic no warm starting,soft step"`; see `compare::parse_compare`).
+    pub compare: Option<String>,
+    /// Test hook: fire the bomb (as `Space` does) after these frames.
+    pub bomb_at: Vec<u64>,
+    /// Test hook: after frame `rewind_at` (default: half of `--frames`), pause, scrub the
+    /// timeline back to this step (through a few steps on the way, as a drag would) and run
+    /// on from it.
+    pub rewind_to: Option<u64>,
+    pub rewind_at: Option<u64>,
+    /// Test hook: pick the body or joint of this name, or at this world point `X,Y` (m), for
+    /// the Plots section (opened), with an optional quantity:
+    /// `NAME[:height|speed|angle|linear|angular]`.
+    pub pick: Option<String>,
 }
 
 impl AppOptions {
@@ -127,6 +147,42 @@ pub fn open_window(options: AppOptions) -> i32 {
     if let Some(message) = prefs_message {
         eprintln!("testbed: {message}");
         testbed.add_notice(message);
+    }
+    if let Some(list) = &options.compare {
+        match parse_compare(list) {
+            Ok(presets) => {
+                testbed.set_compare(presets);
+                testbed.sections.compare = true;
+            }
+            Err(message) => {
+                eprintln!("testbed: {message}");
+                return 1;
+            }
+        }
+    }
+    if let Some(pick) = &options.pick {
+        let (name, quantity) = match pick.rsplit_once(':') {
+            Some((name, q)) => (name, Quantity::parse(q)),
+            None => (pick.as_str(), None),
+        };
+        let point = name
+            .split_once(',')
+            .and_then(|(x, y)| Some(Vec2::new(x.trim().parse().ok()?, y.trim().parse().ok()?)));
+        let picked = match point {
+            Some(p) => {
+                testbed.pick(p, 0.1);
+                testbed.picked().is_some()
+            }
+            None => testbed.pick_named(name),
+        };
+        if !picked {
+            eprintln!("testbed: --pick: no body or joint at or called \"{name}\"");
+            return 1;
+        }
+        if let Some(q) = quantity {
+            testbed.probe.set_quantity(q);
+        }
+        testbed.sections.plots = true;
     }
     let code = Rc::new(Cell::new(0));
     let out = code.clone();
@@ -316,7 +372,13 @@ pub async fn run(
                 pan_from = None;
             }
         }
-        if is_mouse_button_pressed(MouseButton::Left) && in_world {
+        let ctrl = is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl);
+        if is_mouse_button_pressed(MouseButton::Left) && in_world && ctrl {
+            testbed.pick(
+                camera.screen_to_world(mouse),
+                camera.pixels_to_metres(JOINT_PICK_PIXELS),
+            );
+        } else if is_mouse_button_pressed(MouseButton::Left) && in_world {
             left_down = true;
             testbed.mouse_down(camera.screen_to_world(mouse));
         } else if left_down {
@@ -355,6 +417,18 @@ pub async fn run(
             if let Some(bounds) = testbed.bounds() {
                 camera.frame(bounds);
             }
+        }
+
+        // Automation: a bomb, a rewind.
+        if options.bomb_at.contains(&frame) {
+            testbed.key(Key::Bomb);
+        }
+        let rewind_at = options
+            .rewind_at
+            .or(options.frames.map(|n| n / 2))
+            .unwrap_or(0);
+        if let Some(to) = options.rewind_to.filter(|_| frame == rewind_at) {
+            rewind(&mut testbed, to);
         }
 
         // 3. Physics.
@@ -467,6 +541,22 @@ pub async fn run(
     }
 }
 
+/// `--rewind-to`: pause, scrub back to `to` the way a drag of the timeline does (through
+/// steps on the way, so the forward cache is used too), then run on from it.
+fn rewind(testbed: &mut Testbed, to: u64) {
+    let was_paused = testbed.paused;
+    let (_, newest, _) = testbed.timeline();
+    let mid = to + (newest.saturating_sub(to)) / 2;
+    for step in [mid, to.saturating_sub(3), to.saturating_sub(1), to] {
+        testbed.scrub(step);
+    }
+    let (oldest, newest, shown) = testbed.timeline();
+    println!("testbed: rewound to step {shown} (recorded {oldest}..{newest})");
+    if !was_paused {
+        testbed.toggle_pause();
+    }
+}
+
 /// Centre the view on a scene's camera: its height fills the viewport's height.
 fn show_scene_camera(camera: &mut Camera, view: CameraFile) {
     camera.set_center(view.center);
@@ -489,7 +579,8 @@ fn egui_pointer_and_keyboard() -> (bool, bool) {
 /// empty world the notices (no scenes folder) or a hint.
 fn draw_messages(camera: &Camera, testbed: &Testbed) {
     let view = camera.viewport();
-    let mut lines: Vec<(String, Color)> = Vec::new();
+    // (text, colour, with a colour swatch before it)
+    let mut lines: Vec<(String, Color, bool)> = Vec::new();
     if let Some(first) = testbed.errors().first() {
         lines.push((
             format!(
@@ -497,25 +588,46 @@ fn draw_messages(camera: &Camera, testbed: &Testbed) {
                 testbed.info().name
             ),
             Color::rgb(1.0, 0.45, 0.4),
+            false,
         ));
-        lines.push((first.clone(), Color::rgb(1.0, 0.45, 0.4)));
+        lines.push((first.clone(), Color::rgb(1.0, 0.45, 0.4), false));
     }
     if testbed.world().body_count() == 0 {
         for notice in testbed.notices() {
-            lines.push((notice.clone(), Color::rgb(1.0, 0.8, 0.35)));
+            lines.push((notice.clone(), Color::rgb(1.0, 0.8, 0.35), false));
         }
         if testbed.errors().is_empty() && testbed.notices().is_empty() {
             lines.push((
                 "Empty world: pick a scene in the panel".to_string(),
                 Color::rgb(0.8, 0.8, 0.8),
+                false,
             ));
         }
     }
+    if testbed.comparing() {
+        for (label, color) in testbed.legend() {
+            lines.push((label, color, true));
+        }
+    }
+    let (oldest, newest, shown) = testbed.timeline();
+    if shown != newest {
+        lines.push((
+            format!("rewound: step {shown} of {oldest}..{newest} (run to resume from here)"),
+            Color::rgb(1.0, 0.8, 0.35),
+            false,
+        ));
+    }
     let size = 18.0;
     let mut y = view.y + 28.0;
-    for (text, color) in lines {
+    for (text, color, swatch) in lines {
+        let x = if swatch {
+            draw_rectangle(view.x + 16.0, y - 12.0, 22.0, 12.0, to_mq(color));
+            view.x + 46.0
+        } else {
+            view.x + 16.0
+        };
         for line in wrap(&text, view.w - 32.0, size) {
-            draw_text(&line, view.x + 16.0, y, size, to_mq(color));
+            draw_text(&line, x, y, size, to_mq(color));
             y += size + 4.0;
         }
     }
@@ -571,7 +683,7 @@ fn layout_json(camera: &Camera, testbed: &Testbed, screen: Vec2, frame: u64) -> 
         );
     }
     format!(
-        "{{\"frame\":{frame},\"dpi_scale\":{},\"screen\":[{},{}],\"viewport\":{},\"camera\":{{\"center\":[{},{}],\"view_height\":{},\"pixels_per_metre\":{}}},\"steps\":{},\"grabbing\":{},\"scene\":{},\"errors\":{},\"widgets\":{{{w}}}}}\n",
+        "{{\"frame\":{frame},\"dpi_scale\":{},\"screen\":[{},{}],\"viewport\":{},\"camera\":{{\"center\":[{},{}],\"view_height\":{},\"pixels_per_metre\":{}}},\"steps\":{},\"newest\":{},\"grabbing\":{},\"scene\":{},\"errors\":{},\"widgets\":{{{w}}}}}\n",
         json_f32(screen_dpi_scale()),
         json_f32(screen.x),
         json_f32(screen.y),
@@ -581,6 +693,7 @@ fn layout_json(camera: &Camera, testbed: &Testbed, screen: Vec2, frame: u64) -> 
         json_f32(camera.view_height()),
         json_f32(camera.pixels_per_metre()),
         testbed.steps(),
+        testbed.timeline().1,
         testbed.grabbing(),
         json_string(&testbed.info().name),
         testbed.errors().len()
@@ -619,7 +732,11 @@ fn view_ui(ui: &mut egui::Ui, camera: &Camera, actions: &mut PanelActions, statu
 
 /// The controls, as the panel and the README list them.
 pub const CONTROLS: &[(&str, &str)] = &[
-    ("Left drag", "grab a dynamic body (mouse joint)"),
+    (
+        "Left drag",
+        "grab a dynamic body (mouse joint; every compared world)",
+    ),
+    ("Ctrl+click", "pick a body or joint to plot (Plots section)"),
     ("Wheel", "zoom about the cursor"),
     ("Right/middle drag", "pan"),
     ("F", "frame the whole scene"),
@@ -630,6 +747,10 @@ pub const CONTROLS: &[(&str, &str)] = &[
     ("PgDn or ]", "next scene"),
     ("PgUp or [", "previous scene"),
     ("F12", "screenshot"),
+    (
+        "Timeline (Run)",
+        "while paused, drag to rewind up to 20 s; run to resume from there",
+    ),
 ];
 
 #[cfg(test)]

@@ -31,9 +31,15 @@ impl Comparison {
         Comparison { sessions }
     }
 
-    /// Apply an input to every world (settings to all of them too; use
-    /// `sessions[i].apply` to change one).
+    /// Apply an input to every world (settings to all of them too), except
+    /// `Input::WorldSettings`, which goes to its one world.
     pub fn apply(&mut self, input: &Input) {
+        if let Input::WorldSettings { world, .. } = *input {
+            if let Some(s) = self.sessions.get_mut(world) {
+                s.apply(input);
+            }
+            return;
+        }
         for s in &mut self.sessions {
             s.apply(input);
         }
@@ -153,5 +159,26 @@ mod tests {
             "the settings matter"
         );
         assert_eq!(comparison.step_count(), 240);
+    }
+
+    #[test]
+    fn world_settings_reach_one_world() {
+        let base = stack();
+        let s = *base.settings();
+        let mut comparison = Comparison::new(&base, &[("a".into(), s), ("b".into(), s)]);
+        let off = SolverSettings {
+            warm_starting: false,
+            ..s
+        };
+        comparison.apply(&Input::WorldSettings {
+            world: 1,
+            settings: off,
+        });
+        comparison.apply(&Input::WorldSettings {
+            world: 7,
+            settings: off,
+        });
+        assert!(comparison.sessions[0].world.settings().warm_starting);
+        assert!(!comparison.sessions[1].world.settings().warm_starting);
     }
 }

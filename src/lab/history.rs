@@ -112,8 +112,18 @@ impl<S: Replay> History<S> {
             .iter()
             .rev()
             .find(|k| k.step_count() <= step)?;
-        let mut state = start.clone();
+        self.replay(start.clone(), step, newest)
+    }
+
+    /// Continue `state`, a state of this history's timeline (a keyframe, or what `rebuild`
+    /// or `replay` returned) no older than `oldest()`, to `step`: the recorded inputs are
+    /// applied and the steps re-run. `None` when `step` is before `state` or after `newest`.
+    /// Scrubbing forward from the state shown costs only the steps in between.
+    pub fn replay(&self, mut state: S, step: u64, newest: u64) -> Option<S> {
         let from = state.step_count();
+        if from < self.oldest() || step < from || step > newest {
+            return None;
+        }
         let mut inputs = self
             .inputs
             .iter()
@@ -186,6 +196,7 @@ mod tests {
                     angle: 0.2,
                     velocity: Vec2::new(12.0, -6.0),
                     angular_velocity: 3.0,
+                    half_size: 0.5,
                 }),
                 _ => None,
             };
@@ -215,6 +226,11 @@ mod tests {
             );
         }
         assert!(history.rebuild(301, 300).is_none());
+        // Scrubbing forward from a rebuilt state: the same states, through the inputs.
+        let at_30 = history.rebuild(30, 300).unwrap();
+        let at_160 = history.replay(at_30, 160, 300).unwrap();
+        assert_eq!(at_160.world.state_hash(), hashes[160]);
+        assert!(history.replay(at_160, 100, 300).is_none(), "not backwards");
     }
 
     #[test]

@@ -16,15 +16,23 @@ pub enum Input {
     Drag(Vec2),
     /// Let go.
     Release,
-    /// Fire the bomb box (Box2D-Lite's "launch bomb"): placed and thrown as given.
+    /// Fire the bomb box (Box2D-Lite's "launch bomb"): a square of `half_size` m, placed and
+    /// thrown as given.
     Bomb {
         position: Vec2,
         angle: f32,
         velocity: Vec2,
         angular_velocity: f32,
+        half_size: f32,
     },
     /// New solver settings (invalid ones are refused and change nothing).
     Settings(SolverSettings),
+    /// New solver settings for one world of a [`Comparison`](super::Comparison) (index into
+    /// its sessions); a lone session takes them as `Settings`.
+    WorldSettings {
+        world: usize,
+        settings: SolverSettings,
+    },
 }
 
 /// The grab of a body by the mouse joint.
@@ -40,9 +48,13 @@ pub const MOUSE_HERTZ: f32 = 5.0;
 pub const MOUSE_DAMPING_RATIO: f32 = 0.7;
 /// The mouse joint's force cap as a multiple of the grabbed body's weight.
 pub const MOUSE_FORCE_PER_WEIGHT: f32 = 1000.0;
-/// Half size of the bomb box, metres, and its density (a 1 m box of 50 kg, Box2D-Lite's).
+/// Half size of the bomb box, metres, and its density and friction (a 1 m box of 50 kg,
+/// Box2D-Lite's).
 pub const BOMB_HALF_SIZE: f32 = 0.5;
 pub const BOMB_DENSITY: f32 = 50.0;
+pub const BOMB_FRICTION: f32 = 0.2;
+/// Gravity assumed for the mouse joint's force cap when the world has none, m/s^2.
+pub const MOUSE_STAND_IN_GRAVITY: f32 = 10.0;
 
 /// A world and its interaction state.
 #[derive(Clone)]
@@ -53,7 +65,8 @@ pub struct Session {
     /// Static body (no shapes) that mouse joints pull from; made on the first grab.
     anchor: Option<BodyHandle>,
     grab: Option<Grab>,
-    bomb: Option<BodyHandle>,
+    /// The bomb body and its half size.
+    bomb: Option<(BodyHandle, f32)>,
 }
 
 impl Session {
@@ -113,8 +126,11 @@ impl Session {
                 angle,
                 velocity,
                 angular_velocity,
-            } => self.launch_bomb(position, angle, velocity, angular_velocity),
-            Input::Settings(settings) => self.world.set_settings(settings).is_ok(),
+                half_size,
+            } => self.launch_bomb(position, angle, velocity, angular_velocity, half_size),
+            Input::Settings(settings) | Input::WorldSettings { settings, .. } => {
+                self.world.set_settings(settings).is_ok()
+            }
         }
     }
 
@@ -131,7 +147,13 @@ impl Session {
         if b.kind() != BodyKind::Dynamic {
             return false;
         }
-        let weight = b.mass() * self.world.settings().gravity.length().max(1.0);
+        let gravity = self.world.settings().gravity.length();
+        let gravity = if gravity > 1e-3 {
+            gravity
+        } else {
+            MOUSE_STAND_IN_GRAVITY
+        };
+        let weight = b.mass() * gravity;
         let anchor = match self.anchor {
             Some(a) if self.world.body(a).is_some() => a,
             _ => match self.world.create_body(&BodyDef::fixed(Vec2::ZERO)) {
@@ -157,24 +179,49 @@ impl Session {
         }
     }
 
-    fn launch_bomb(&mut self, position: Vec2, angle: f32, velocity: Vec2, angular: f32) -> bool {
+    /// Throw the bomb: the same body each time (made on the first throw, and again when the
+    /// size changes or it was destroyed).
+    fn launch_bomb(
+        &mut self,
+        position: Vec2,
+        angle: f32,
+        velocity: Vec2,
+        angular: f32,
+        half_size: f32,
+    ) -> bool {
+        let half_size = if half_size.is_finite() && half_size > 0.0 {
+            half_size
+        } else {
+            BOMB_HALF_SIZE
+        };
         let bomb = match self.bomb {
-            Some(b) if self.world.body(b).is_some() => b,
-            _ => {
+            Some((b, size)) if size == half_size && self.world.body(b).is_some() => b,
+            old => {
+                if let Some((b, _)) = old {
+                    if self.grab.is_some_and(|g| g.body == b) {
+                        self.apply(&Input::Release);
+                    }
+                    let _ = self.world.destroy_body(b);
+                    self.bomb = None;
+                }
                 let Ok(b) = self
                     .world
                     .create_body(&BodyDef::dynamic(position).name("bomb"))
                 else {
                     return false;
                 };
-                let Ok(square) = Polygon::new_box(BOMB_HALF_SIZE, BOMB_HALF_SIZE) else {
+                let Ok(square) = Polygon::new_box(half_size, half_size) else {
+                    let _ = self.world.destroy_body(b);
                     return false;
                 };
-                let shape = ShapeDef::new(Geometry::Polygon(square)).density(BOMB_DENSITY);
+                let shape = ShapeDef::new(Geometry::Polygon(square))
+                    .density(BOMB_DENSITY)
+                    .friction(BOMB_FRICTION);
                 if self.world.create_shape(b, &shape).is_err() {
+                    let _ = self.world.destroy_body(b);
                     return false;
                 }
-                self.bomb = Some(b);
+                self.bomb = Some((b, half_size));
                 b
             }
         };
@@ -249,6 +296,7 @@ mod tests {
             angle: 0.3,
             velocity: Vec2::new(15.0, -22.5),
             angular_velocity: 4.0,
+            half_size: BOMB_HALF_SIZE,
         };
         assert!(session.apply(&bomb));
         assert!(session.apply(&bomb));
