@@ -530,11 +530,7 @@ fn every_catalog_scene_opens_runs_and_draws() {
         match scene::load_file(&entry.path_in(&scenes)) {
             Ok(loaded) => {
                 assert!(json.contains("\"errors\":[]"), "{}: {json}", entry.file);
-                let expected = if entry.category == catalog::BENCHMARK {
-                    10
-                } else {
-                    frames
-                };
+                let expected = frames;
                 assert!(
                     json.starts_with(&format!("{{\"steps\":{expected},")),
                     "{}: {}",

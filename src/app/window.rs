@@ -43,7 +43,7 @@ use super::screenshot::{save_screen, write_text};
 use super::testbed::{FrameInfo, Key, Testbed};
 use crate::commands::{json_f32, json_number, json_string};
 use crate::physics::{Color, Vec2};
-use crate::scene::catalog::{self, BENCHMARK};
+use crate::scene::catalog;
 use crate::scene::CameraFile;
 
 /// Window title.
@@ -54,8 +54,6 @@ pub const WINDOW_SIZE: (i32, i32) = (1280, 720);
 pub const WHEEL_ZOOM: f32 = 1.15;
 /// Frames per catalog scene for `--catalog-smoke` without `--frames`.
 pub const SMOKE_FRAMES: u64 = 60;
-/// Most frames per Benchmark scene in `--catalog-smoke` (they are large).
-pub const SMOKE_BENCHMARK_FRAMES: u64 = 10;
 /// How often `--layout-out` is rewritten, in frames.
 const LAYOUT_EVERY: u64 = 10;
 /// Preferences are written at most this often while they change (and once at exit).
@@ -75,7 +73,7 @@ pub struct AppOptions {
     /// settings and the testbed's own state).
     pub dump_state: Option<PathBuf>,
     /// Test hook: open every catalog scene in turn (after an empty world), run it for
-    /// `frames` frames (at most `SMOKE_BENCHMARK_FRAMES` for Benchmark scenes) and write
+    /// `frames` frames and write
     /// `NN_<file>.png` and `NN_<file>.json` (the dump-state object) into this folder.
     pub catalog_smoke: Option<PathBuf>,
     /// Test hook: rewrite this JSON file every few frames with the world viewport, the
@@ -250,11 +248,6 @@ impl Smoke {
         let mut queue = vec![("00_empty".to_string(), None, frames)];
         for (i, entry) in catalog::CATALOG.iter().enumerate() {
             let stem = entry.file.trim_end_matches(".ron").replace('/', "-");
-            let frames = if entry.category == BENCHMARK {
-                frames.min(SMOKE_BENCHMARK_FRAMES)
-            } else {
-                frames
-            };
             let path = entry.path_in(&testbed.library().dir);
             queue.push((format!("{:02}_{stem}", i + 1), Some(path), frames));
         }
