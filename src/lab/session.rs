@@ -221,7 +221,10 @@ mod tests {
         // stretching the 5 Hz spring by g / (2 pi 5)^2 = 1 cm.
         let (held, target) = session.grab_line().unwrap();
         assert!((target - Vec2::new(3.0, 2.7)).length() < 1e-5);
-        assert!((held - target).length() < 0.03, "held point {held}, target {target}");
+        assert!(
+            (held - target).length() < 0.03,
+            "held point {held}, target {target}"
+        );
         let p = session.world.body(b).unwrap().position();
         assert!(p.x > 2.0, "the box came along: {p}");
         assert!(session.apply(&Input::Release));
