@@ -1054,6 +1054,7 @@ impl World {
 
         // Narrow phase for contacts with an awake body.
         let gravity_drop = self.settings.gravity.length() * h * h;
+        let relative_closing = self.settings.solver == SolverKind::SoftStep;
         let mut to_wake: Vec<BodyHandle> = Vec::new();
         let mut any_removed = false;
         for c in self.contacts.iter_mut() {
@@ -1069,9 +1070,18 @@ impl World {
                 any_removed = true;
                 continue;
             }
-            // Farthest the two surfaces can close in one step.
-            let closing = (body_a.linear_velocity.length()
-                + body_b.linear_velocity.length()
+            // Farthest the two surfaces can close in one step. Any point of A moves relative
+            // to any point of B at most |v_b - v_a| + |w_a| extent_a + |w_b| extent_b (soft
+            // step: the shared part of the motion, e.g. a pile falling together, closes
+            // nothing, and fewer idle speculative points are kept). The classic solver keeps
+            // the wider |v_a| + |v_b| margin: without sub-steps its hard-scene verdicts (high
+            // mass ratio 3 without the block solver) lean on the extra speculative points.
+            let linear = if relative_closing {
+                (body_b.linear_velocity - body_a.linear_velocity).length()
+            } else {
+                body_a.linear_velocity.length() + body_b.linear_velocity.length()
+            };
+            let closing = (linear
                 + body_a.angular_velocity.abs() * body_a.extent
                 + body_b.angular_velocity.abs() * body_b.extent)
                 * h
