@@ -1092,6 +1092,15 @@ impl World {
                 * h
                 + gravity_drop;
             let speculative = (SPECULATIVE_DISTANCE + closing).min(MAX_SPECULATIVE_DISTANCE);
+            // The tight boxes (this step's, radii included) apart by more than the
+            // speculative distance along x or y: the shapes are at least that far apart,
+            // so no point is kept; skip the kernel (fat boxes overlap long before this).
+            let gap =
+                (shape_a.aabb.min - shape_b.aabb.max).max(shape_b.aabb.min - shape_a.aabb.max);
+            if gap.x > speculative || gap.y > speculative {
+                c.update_manifold(collision::Manifold::EMPTY);
+                continue;
+            }
             let manifold = collision::collide(
                 &shape_a.geometry,
                 &body_a.transform(),
