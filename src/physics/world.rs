@@ -1,13 +1,13 @@
 //! The world: owns bodies, shapes, joints and contacts; creates and destroys them; steps
 //! them; answers queries; describes itself to a debug drawer.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::time::Instant;
 
 use super::body::{Body, BodyDef, BodyKind};
 use super::collision::broad_phase::{BroadPhase, ProxyId, ProxyKind};
 use super::collision::{self, ray};
-use super::contact::{mix_friction, mix_restitution, pair_key, Contact};
+use super::contact::{mix_friction, mix_restitution, pair_key, Contact, PairSet};
 use super::debug_draw::{Color, DebugDraw, DrawFlags};
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
@@ -103,7 +103,7 @@ pub struct World {
     shapes: Arena<Shape>,
     joints: Arena<Joint>,
     contacts: Vec<Contact>,
-    pair_keys: HashSet<u64>,
+    pair_keys: PairSet,
     broad_phase: BroadPhase,
 
     /// Slot indices of awake, non-static bodies, ascending.
@@ -164,7 +164,7 @@ impl World {
             shapes: Arena::new(),
             joints: Arena::new(),
             contacts: Vec::new(),
-            pair_keys: HashSet::new(),
+            pair_keys: PairSet::default(),
             broad_phase: BroadPhase::new(),
             awake_bodies: Vec::new(),
             sleeping_islands: HashMap::new(),
