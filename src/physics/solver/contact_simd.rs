@@ -266,7 +266,8 @@ pub struct WideContacts {
     /// Eight-wide batches (AVX2).
     #[cfg(target_arch = "x86_64")]
     batches8: Vec<ContactBatch<F32x8>>,
-    /// This step's batches are `batches8`.
+    /// This step's batches are `batches8` (never set off x86_64).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     eight: bool,
     /// Always four lanes (tests compare the two widths).
     pub force_four_lanes: bool,
