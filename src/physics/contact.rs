@@ -8,8 +8,46 @@
 //! Material mixing (Box2D's rules): friction `sqrt(f_a * f_b)`, restitution
 //! `max(e_a, e_b)`.
 
-use super::collision::Manifold;
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::collision::{Manifold, ManifoldPoint};
 use super::{BodyHandle, ShapeHandle};
+
+/// The set of live pair keys. Only ever asked `contains`, `insert` and `remove` (never
+/// iterated), so its hasher may be anything that spreads the keys: a SplitMix64 finaliser,
+/// a few cycles, instead of the standard SipHash (the broad phase reports every overlap of
+/// each re-inserted box, and each is looked up here: thousands per step in a tumbling pile).
+pub(crate) type PairSet = HashSet<u64, BuildHasherDefault<PairKeyHasher>>;
+
+/// Hasher for `PairSet` keys (one `u64` each).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PairKeyHasher(u64);
+
+impl Hasher for PairKeyHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by `u64` keys; any fold keeps it correct.
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, key: u64) {
+        // SplitMix64's finaliser (Steele, Lea, Flood 2014): every input bit reaches the low
+        // bits (bucket) and the high bits (control byte).
+        let mut x = self.0 ^ key;
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        self.0 = x ^ (x >> 31);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// Key of an unordered shape pair: the smaller slot index in the high half.
 #[inline]
@@ -75,19 +113,29 @@ impl Contact {
     }
 
     /// Replace the manifold with a fresh one, carrying impulses over from points with the
-    /// same feature id.
-    pub(crate) fn update_manifold(&mut self, mut fresh: Manifold) {
-        for point in fresh.points_mut() {
-            point.normal_impulse = 0.0;
-            point.tangent_impulse = 0.0;
-            point.persisted = false;
-            if let Some(old) = self.manifold.points().iter().find(|o| o.id == point.id) {
-                point.normal_impulse = old.normal_impulse;
-                point.tangent_impulse = old.tangent_impulse;
-                point.persisted = true;
+    /// same feature id. Both slots are handled by value and the manifold is written once
+    /// (a loop over `points_mut()` kept the fresh manifold in memory and read it back
+    /// straight after the narrow phase wrote it).
+    pub(crate) fn update_manifold(&mut self, fresh: Manifold) {
+        let old = &self.manifold;
+        let carry = |mut point: ManifoldPoint, used: bool| {
+            if used {
+                point.normal_impulse = 0.0;
+                point.tangent_impulse = 0.0;
+                point.persisted = false;
+                if let Some(o) = old.points().iter().find(|o| o.id == point.id) {
+                    point.normal_impulse = o.normal_impulse;
+                    point.tangent_impulse = o.tangent_impulse;
+                    point.persisted = true;
+                }
             }
-        }
-        self.manifold = fresh;
+            point
+        };
+        let points = [
+            carry(fresh.points[0], fresh.count > 0),
+            carry(fresh.points[1], fresh.count > 1),
+        ];
+        self.manifold = Manifold { points, ..fresh };
     }
 }
 

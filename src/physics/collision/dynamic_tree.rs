@@ -460,9 +460,14 @@ impl DynamicTree {
         }
     }
 
-    /// From `index` to the root: rebalance each node, then recompute its box and height.
+    /// From `index` towards the root: rebalance each node, then recompute its box and
+    /// height. Stops at the first node whose box and height come out as they were stored:
+    /// every ancestor was computed from those values, so the tree above is already exact and
+    /// balanced (only its optional area rotations are skipped). A leaf moving inside a
+    /// crowd usually stops the walk a few levels up instead of at the root.
     fn refit_upwards(&mut self, mut index: u32) {
         while index != NULL {
+            let before = self.nodes[index as usize];
             index = self.balance(index);
             self.rotate_for_area(index);
             let node = self.nodes[index as usize];
@@ -473,6 +478,9 @@ impl DynamicTree {
             let n = &mut self.nodes[index as usize];
             n.aabb = aabb;
             n.height = height;
+            if aabb == before.aabb && height == before.height {
+                return;
+            }
             index = n.parent;
         }
     }

@@ -9,7 +9,7 @@
 //! between the (rounded) surfaces along it; each point lies midway between the surfaces.
 
 use super::gjk::segment_distance;
-use super::manifold::{feature_id, Manifold};
+use super::manifold::{feature_id, FeatureId, Manifold, ManifoldPoint};
 use crate::physics::math::{cross_sv, Transform, Vec2};
 use crate::physics::settings::LINEAR_SLOP;
 use crate::physics::shape::{Capsule, Polygon, Segment, MAX_POLYGON_VERTICES};
@@ -69,6 +69,39 @@ pub fn collide_polygon_segment(
     collide_polygons(polygon_a, xf_a, &polygon_b, xf_b, speculative_distance)
 }
 
+/// A polygon moved into the kernel's frame. Only the first `count` vertices and normals
+/// are written (the rest stay zero): built field by field from the shape, never copied
+/// whole. A whole-struct copy followed by a read of its `count` stalled on store forwarding
+/// and was about half of this kernel's time.
+struct LocalPolygon {
+    vertices: [Vec2; MAX_POLYGON_VERTICES],
+    normals: [Vec2; MAX_POLYGON_VERTICES],
+    count: usize,
+    radius: f32,
+}
+
+impl LocalPolygon {
+    #[inline(always)]
+    fn new(
+        polygon: &Polygon,
+        vertex: impl Fn(Vec2) -> Vec2,
+        normal: impl Fn(Vec2) -> Vec2,
+    ) -> LocalPolygon {
+        let count = polygon.count.min(MAX_POLYGON_VERTICES);
+        let mut local = LocalPolygon {
+            vertices: [Vec2::ZERO; MAX_POLYGON_VERTICES],
+            normals: [Vec2::ZERO; MAX_POLYGON_VERTICES],
+            count,
+            radius: polygon.radius,
+        };
+        for i in 0..count {
+            local.vertices[i] = vertex(polygon.vertices[i]);
+            local.normals[i] = normal(polygon.normals[i]);
+        }
+        local
+    }
+}
+
 /// Contact manifold of two convex (possibly rounded) polygons.
 ///
 /// Outline:
@@ -95,15 +128,8 @@ pub fn collide_polygons(
         q: xf_a.q,
     };
     let xf = sf_a.inv_mul(xf_b);
-    let mut local_a = *polygon_a;
-    for v in &mut local_a.vertices[..local_a.count] {
-        *v -= origin;
-    }
-    let mut local_b = *polygon_b;
-    for i in 0..local_b.count {
-        local_b.vertices[i] = xf.apply(polygon_b.vertices[i]);
-        local_b.normals[i] = xf.q.rotate(polygon_b.normals[i]);
-    }
+    let local_a = LocalPolygon::new(polygon_a, |v| v - origin, |n| n);
+    let local_b = LocalPolygon::new(polygon_b, |v| xf.apply(v), |n| xf.q.rotate(n));
 
     // 2. Separating axes.
     let (edge_a, separation_a) = find_max_separation(&local_a, &local_b);
@@ -129,41 +155,92 @@ pub fn collide_polygons(
     };
 
     // 4. Vertex-vertex when apart, else clip.
-    let mut manifold = Manifold::EMPTY;
     let separated = separation_a.max(separation_b) > SEPARATED_TOLERANCE;
-    let vertex_vertex = separated
-        && collide_closest_vertices(
-            &local_a,
-            edge_a,
-            &local_b,
-            edge_b,
-            speculative_distance,
-            &mut manifold,
-        );
-    if !vertex_vertex {
-        manifold = clip_polygons(
+    let vertex_vertex = if separated {
+        collide_closest_vertices(&local_a, edge_a, &local_b, edge_b, speculative_distance)
+    } else {
+        None
+    };
+    let local = vertex_vertex.unwrap_or_else(|| {
+        clip_polygons(
             &local_a,
             &local_b,
             edge_a,
             edge_b,
             flip,
             speculative_distance,
-        );
-    }
+        )
+    });
 
-    // Back to world.
-    manifold.normal = xf_a.q.rotate(manifold.normal);
-    for mp in manifold.points_mut() {
-        mp.point = sf_a.apply(mp.point);
+    // 5. Back to world.
+    local.to_world(xf_a, &sf_a)
+}
+
+/// A contact point in the kernel's frame.
+#[derive(Clone, Copy)]
+struct LocalPoint {
+    point: Vec2,
+    separation: f32,
+    id: FeatureId,
+}
+
+impl LocalPoint {
+    const NONE: LocalPoint = LocalPoint {
+        point: Vec2::ZERO,
+        separation: 0.0,
+        id: 0,
+    };
+}
+
+/// The kernel's result in its own frame: two candidate points, each used where `keep` says.
+/// Never indexed by a run-time count, so it stays in registers: a `Manifold` filled point by
+/// point (`push`) lived on the stack and was copied out right away, which stalled on store
+/// forwarding (about a fifth of this kernel's time on a pyramid).
+#[derive(Clone, Copy)]
+struct LocalManifold {
+    normal: Vec2,
+    points: [LocalPoint; 2],
+    keep: [bool; 2],
+}
+
+impl LocalManifold {
+    /// No point (normal zero, as `Manifold::EMPTY`).
+    const NONE: LocalManifold = LocalManifold {
+        normal: Vec2::ZERO,
+        points: [LocalPoint::NONE; 2],
+        keep: [false; 2],
+    };
+
+    /// The world manifold: normal turned by A's rotation, kept points moved by the shifted
+    /// frame `sf_a`, in order (a lone second point takes the first slot, as `push` did).
+    #[inline(always)]
+    fn to_world(self, xf_a: &Transform, sf_a: &Transform) -> Manifold {
+        let world = |p: LocalPoint| ManifoldPoint {
+            point: sf_a.apply(p.point),
+            separation: p.separation,
+            id: p.id,
+            ..ManifoldPoint::default()
+        };
+        let none = ManifoldPoint::default();
+        let (points, count) = match self.keep {
+            [true, true] => ([world(self.points[0]), world(self.points[1])], 2),
+            [true, false] => ([world(self.points[0]), none], 1),
+            [false, true] => ([world(self.points[1]), none], 1),
+            [false, false] => ([none, none], 0),
+        };
+        Manifold {
+            normal: xf_a.q.rotate(self.normal),
+            points,
+            count,
+        }
     }
-    manifold
 }
 
 /// The edge of `polygon_1` whose outward normal separates it most from `polygon_2`, and that
 /// separation (negative: overlap along it). For edge `i` with normal `n_i` through `v_i`,
 /// `s_i = min_j n_i . (w_j - v_i)` over the vertices `w_j` of `polygon_2`; the answer is
 /// `max_i s_i`.
-fn find_max_separation(polygon_1: &Polygon, polygon_2: &Polygon) -> (usize, f32) {
+fn find_max_separation(polygon_1: &LocalPolygon, polygon_2: &LocalPolygon) -> (usize, f32) {
     let mut best_edge = 0;
     let mut max_separation = f32::MIN;
     for i in 0..polygon_1.count {
@@ -182,7 +259,7 @@ fn find_max_separation(polygon_1: &Polygon, polygon_2: &Polygon) -> (usize, f32)
 }
 
 /// The edge of `polygon` whose normal is most anti-parallel to `reference_normal`.
-fn find_incident_edge(polygon: &Polygon, reference_normal: Vec2) -> usize {
+fn find_incident_edge(polygon: &LocalPolygon, reference_normal: Vec2) -> usize {
     let mut best_edge = 0;
     let mut min_dot = f32::MAX;
     for (i, n) in polygon.normals[..polygon.count].iter().enumerate() {
@@ -205,17 +282,15 @@ fn next_index(i: usize, count: usize) -> usize {
 }
 
 /// When the closest points of edge `edge_a` of A and edge `edge_b` of B are two vertices,
-/// write the single vertex-vertex point into `manifold` and return true (the manifold stays
-/// empty when that point is beyond the speculative distance). Return false when the
-/// closest features include an edge interior: the caller clips instead.
+/// the single vertex-vertex point (no point when it is beyond the speculative distance).
+/// `None` when the closest features include an edge interior: the caller clips instead.
 fn collide_closest_vertices(
-    polygon_a: &Polygon,
+    polygon_a: &LocalPolygon,
     edge_a: usize,
-    polygon_b: &Polygon,
+    polygon_b: &LocalPolygon,
     edge_b: usize,
     speculative_distance: f32,
-    manifold: &mut Manifold,
-) -> bool {
+) -> Option<LocalManifold> {
     let i11 = edge_a;
     let i12 = next_index(edge_a, polygon_a.count);
     let i21 = edge_b;
@@ -239,17 +314,17 @@ fn collide_closest_vertices(
         end_of(result.fraction_1, i11, i12),
         end_of(result.fraction_2, i21, i22),
     ) else {
-        return false;
+        return None;
     };
     let distance = result.distance_squared.sqrt();
     if distance <= 0.0 {
-        return false;
+        return None;
     }
     let radius_a = polygon_a.radius;
     let radius_b = polygon_b.radius;
     let separation = distance - radius_a - radius_b;
     if separation > speculative_distance {
-        return true;
+        return Some(LocalManifold::NONE);
     }
     let v_a = polygon_a.vertices[index_a];
     let v_b = polygon_b.vertices[index_b];
@@ -257,9 +332,16 @@ fn collide_closest_vertices(
     // Surface points of A and B along the normal, and their midpoint.
     let c_a = v_a + radius_a * normal;
     let c_b = v_b - radius_b * normal;
-    manifold.normal = normal;
-    manifold.push(0.5 * (c_a + c_b), separation, feature_id(index_a, index_b));
-    true
+    let point = LocalPoint {
+        point: 0.5 * (c_a + c_b),
+        separation,
+        id: feature_id(index_a, index_b),
+    };
+    Some(LocalManifold {
+        normal,
+        points: [point, LocalPoint::NONE],
+        keep: [true, false],
+    })
 }
 
 /// Clip the segment `points` to the half plane `direction . p >= offset` (seed 003's
@@ -306,13 +388,13 @@ pub(crate) fn clip_segment_to_line(
 /// Ids pair the ends: upper point `(v12, v21)`, lower point `(v11, v22)`, whatever the
 /// clipping did, so they stay the same while the same two edges touch.
 fn clip_polygons(
-    polygon_a: &Polygon,
-    polygon_b: &Polygon,
+    polygon_a: &LocalPolygon,
+    polygon_b: &LocalPolygon,
     edge_a: usize,
     edge_b: usize,
     flip: bool,
     speculative_distance: f32,
-) -> Manifold {
+) -> LocalManifold {
     // Reference polygon 1, incident polygon 2.
     let (polygon_1, polygon_2, i11, i21) = if flip {
         (polygon_b, polygon_a, edge_b, edge_a)
@@ -330,7 +412,7 @@ fn clip_polygons(
     let r1 = polygon_1.radius;
     let r2 = polygon_2.radius;
 
-    let mut manifold = Manifold::EMPTY;
+    let mut manifold = LocalManifold::NONE;
     manifold.normal = if flip { -normal } else { normal };
     // Ids ordered (A feature, B feature).
     let make_id = |ref_vertex: usize, inc_vertex: usize| {
@@ -354,20 +436,27 @@ fn clip_polygons(
         } else {
             (v22, s22, make_id(i11, i22))
         };
-        if s - r1 - r2 <= speculative_distance {
-            manifold.push(p + 0.5 * (r1 - r2 - s) * normal, s - r1 - r2, id);
-        }
+        manifold.points[0] = LocalPoint {
+            point: p + 0.5 * (r1 - r2 - s) * normal,
+            separation: s - r1 - r2,
+            id,
+        };
+        manifold.keep[0] = s - r1 - r2 <= speculative_distance;
         return manifold;
     };
 
     // Clip 3: below the reference face (plus radii and speculative distance).
     let ids = [make_id(i12, i21), make_id(i11, i22)];
-    for (p, id) in clipped.into_iter().zip(ids) {
+    for k in 0..2 {
+        let p = clipped[k];
         let s = normal.dot(p - v11);
         let separation = s - r1 - r2;
-        if separation <= speculative_distance {
-            manifold.push(p + 0.5 * (r1 - r2 - s) * normal, separation, id);
-        }
+        manifold.points[k] = LocalPoint {
+            point: p + 0.5 * (r1 - r2 - s) * normal,
+            separation,
+            id: ids[k],
+        };
+        manifold.keep[k] = separation <= speculative_distance;
     }
     manifold
 }

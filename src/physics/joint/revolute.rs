@@ -438,10 +438,10 @@ pub(crate) struct RevoluteRow {
     pub index_a: u32,
     pub index_b: u32,
     /// Arms from the centres of mass at the start of the step, world axes.
-    frame_a: Vec2,
-    frame_b: Vec2,
+    pub frame_a: Vec2,
+    pub frame_b: Vec2,
     /// `center_b - center_a` at the start of the step.
-    delta_center: Vec2,
+    pub delta_center: Vec2,
     pub linear_impulse: Vec2,
 }
 

@@ -31,6 +31,7 @@ use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::contact::Contact;
 use crate::physics::math::{cross, cross_sv, Vec2};
+use crate::physics::settings::SolverKind;
 
 /// Largest condition number the 2x2 block accepts before it falls back to one point at a
 /// time (Box2D v2's `k_maxConditionNumber`).
@@ -162,7 +163,12 @@ impl ContactConstraint {
         let mut k = [0.0; 3];
         let mut normal_mass_block = [0.0; 3];
         let mut use_block = false;
-        if manifold.count == 2 && ctx.settings.block_solver && ctx.settings.accumulate_impulses {
+        // Only the classic solver reads it (the soft step solves points one at a time).
+        if manifold.count == 2
+            && ctx.settings.block_solver
+            && ctx.settings.accumulate_impulses
+            && ctx.settings.solver == SolverKind::Classic
+        {
             let (p1, p2) = (&points[0], &points[1]);
             let rn1_a = cross(p1.r_a, normal);
             let rn1_b = cross(p1.r_b, normal);

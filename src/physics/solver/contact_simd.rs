@@ -1,4 +1,4 @@
-//! The soft step's contact solve, four constraints at a time (Box2D v3's
+//! The soft step's contact solve, four or eight constraints at a time (Box2D v3's
 //! `contact_solver.c` idea, written for Impulse's contact model).
 //!
 //! Same constraint as `contact.rs` (read its derivation first): per point
@@ -8,14 +8,19 @@
 //! Layout:
 //! - `graph.rs` colours the contacts by their solver bodies: within a colour no two
 //!   constraints share a moving body.
-//! - Each colour is cut into batches of four (`ContactBatch`); the last batch of a colour is
+//! - Width: the kernels are written once, generic over the SIMD word (`wide::Wide`): eight
+//!   lanes (`F32x8`, AVX2) when the CPU has AVX2, else four (`F32x4`, SSE2). The choice is
+//!   made at run time; the AVX2 copies of the kernels are `#[target_feature(enable =
+//!   "avx2")]` functions in `avx2` below. Lanes never interact and constraints of one
+//!   colour share no moving body, so both widths give bitwise the same step.
+//! - Each colour is cut into batches of `LANES` (`ContactBatch`); the last batch of a colour is
 //!   padded with empty lanes (static body 0 on both sides, all masses zero: their impulses
 //!   stay exactly zero). Batches are stored colour after colour in one array and solved in
 //!   that order; the batch is struct-of-arrays: every field is an `F32x4`, lane `l` belongs
 //!   to constraint `l` of the batch.
 //! - Body velocities are gathered per batch: the first 16 bytes of each `SolverBody`
-//!   (`[v.x, v.y, w, d_angle]`) of the four A bodies are loaded and transposed into
-//!   `v.x[4], v.y[4], w[4], d_angle[4]`; the same for B, and for `[dp, dq]` in the solve
+//!   (`[v.x, v.y, w, d_angle]`) of the batch's A bodies are loaded and transposed into
+//!   `v.x[], v.y[], w[], d_angle[]`; the same for B, and for `[dp, dq]` in the solve
 //!   pass. After the batch they are transposed back and stored (scatter), skipping index 0,
 //!   the shared static body. Fixed (kinematic) bodies may appear in several lanes: their
 //!   inverse masses are zero, so every lane writes back the velocity it read.
@@ -37,164 +42,171 @@
 
 use super::contact::ContactConstraint;
 use super::graph::ConstraintGraph;
-use super::wide::{F32x4, Vec2x4};
+use super::wide::{F32x4, Vec2W, Wide};
+#[cfg(target_arch = "x86_64")]
+use super::wide8::{avx2_available, F32x8};
 use super::{SolverBody, StepContext};
 use crate::physics::contact::Contact;
 
-/// Constraints per batch.
-pub const LANES: usize = 4;
-
-/// One point of four contact constraints.
+/// One point of a batch of contact constraints.
 #[derive(Clone, Copy, Debug)]
-struct PointX4 {
-    r_a: Vec2x4,
-    r_b: Vec2x4,
-    adjusted_separation: F32x4,
-    normal_mass: F32x4,
-    tangent_mass: F32x4,
-    normal_impulse: F32x4,
-    tangent_impulse: F32x4,
-    max_normal_impulse: F32x4,
+struct PointW<W> {
+    r_a: Vec2W<W>,
+    r_b: Vec2W<W>,
+    adjusted_separation: W,
+    normal_mass: W,
+    tangent_mass: W,
+    normal_impulse: W,
+    tangent_impulse: W,
+    max_normal_impulse: W,
     /// Normal velocity before the iterations (restitution).
-    relative_velocity: F32x4,
+    relative_velocity: W,
 }
 
-/// Four contact constraints of one colour, struct-of-arrays.
+/// `W::LANES` contact constraints of one colour, struct-of-arrays.
 #[derive(Clone, Copy, Debug)]
-pub struct ContactBatch {
-    index_a: [u32; LANES],
-    index_b: [u32; LANES],
-    normal: Vec2x4,
-    friction: F32x4,
-    restitution: F32x4,
-    bias_rate: F32x4,
-    mass_scale: F32x4,
-    impulse_scale: F32x4,
-    inv_mass_a: F32x4,
-    inv_inertia_a: F32x4,
-    inv_mass_b: F32x4,
-    inv_inertia_b: F32x4,
-    points: [PointX4; 2],
+pub struct ContactBatch<W: Wide> {
+    index_a: W::Index,
+    index_b: W::Index,
+    normal: Vec2W<W>,
+    friction: W,
+    restitution: W,
+    bias_rate: W,
+    mass_scale: W,
+    impulse_scale: W,
+    inv_mass_a: W,
+    inv_inertia_a: W,
+    inv_mass_b: W,
+    inv_inertia_b: W,
+    points: [PointW<W>; 2],
     /// Index of each lane's contact in the world's array (`u32::MAX` for an empty lane).
-    contacts: [u32; LANES],
+    contacts: W::Index,
     /// Any lane with restitution (the restitution pass skips the batch otherwise).
     any_restitution: bool,
 }
 
-impl ContactBatch {
-    /// Four empty lanes.
-    const EMPTY: ContactBatch = ContactBatch {
-        index_a: [0; LANES],
-        index_b: [0; LANES],
-        normal: Vec2x4 {
-            x: F32x4::ZERO,
-            y: F32x4::ZERO,
-        },
-        friction: F32x4::ZERO,
-        restitution: F32x4::ZERO,
-        bias_rate: F32x4::ZERO,
-        mass_scale: F32x4::ZERO,
-        impulse_scale: F32x4::ZERO,
-        inv_mass_a: F32x4::ZERO,
-        inv_inertia_a: F32x4::ZERO,
-        inv_mass_b: F32x4::ZERO,
-        inv_inertia_b: F32x4::ZERO,
-        points: [PointX4::EMPTY; 2],
-        contacts: [u32::MAX; LANES],
-        any_restitution: false,
+impl<W: Wide> ContactBatch<W> {
+    /// Empty lanes only.
+    fn empty() -> ContactBatch<W> {
+        ContactBatch {
+            index_a: W::index_splat(0),
+            index_b: W::index_splat(0),
+            normal: Vec2W::ZERO,
+            friction: W::ZERO,
+            restitution: W::ZERO,
+            bias_rate: W::ZERO,
+            mass_scale: W::ZERO,
+            impulse_scale: W::ZERO,
+            inv_mass_a: W::ZERO,
+            inv_inertia_a: W::ZERO,
+            inv_mass_b: W::ZERO,
+            inv_inertia_b: W::ZERO,
+            points: [PointW::EMPTY; 2],
+            contacts: W::index_splat(u32::MAX),
+            any_restitution: false,
+        }
+    }
+}
+
+impl<W: Wide> PointW<W> {
+    const EMPTY: PointW<W> = PointW {
+        r_a: Vec2W::ZERO,
+        r_b: Vec2W::ZERO,
+        adjusted_separation: W::ZERO,
+        normal_mass: W::ZERO,
+        tangent_mass: W::ZERO,
+        normal_impulse: W::ZERO,
+        tangent_impulse: W::ZERO,
+        max_normal_impulse: W::ZERO,
+        relative_velocity: W::ZERO,
     };
 }
 
-impl PointX4 {
-    const EMPTY: PointX4 = PointX4 {
-        r_a: Vec2x4 {
-            x: F32x4::ZERO,
-            y: F32x4::ZERO,
-        },
-        r_b: Vec2x4 {
-            x: F32x4::ZERO,
-            y: F32x4::ZERO,
-        },
-        adjusted_separation: F32x4::ZERO,
-        normal_mass: F32x4::ZERO,
-        tangent_mass: F32x4::ZERO,
-        normal_impulse: F32x4::ZERO,
-        tangent_impulse: F32x4::ZERO,
-        max_normal_impulse: F32x4::ZERO,
-        relative_velocity: F32x4::ZERO,
-    };
-}
-
-/// The velocities of four bodies, one per lane; `dp`, `dq` only in the solve pass.
+/// The velocities of a batch's bodies, one per lane; `dp`, `dq` only in the solve pass.
 #[derive(Clone, Copy)]
-struct BodyX4 {
-    v: Vec2x4,
-    w: F32x4,
-    d_angle: F32x4,
-    dp: Vec2x4,
-    dq_c: F32x4,
-    dq_s: F32x4,
+pub(super) struct BodyW<W> {
+    pub v: Vec2W<W>,
+    pub w: W,
+    pub d_angle: W,
+    pub dp: Vec2W<W>,
+    pub dq_c: W,
+    pub dq_s: W,
 }
 
-/// Load `[v.x, v.y, w, d_angle]` (and with `motion`, `[dp.x, dp.y, dq.c, dq.s]`) of four
-/// bodies into lanes.
+/// Load `[v.x, v.y, w, d_angle]` (and with `motion`, `[dp.x, dp.y, dq.c, dq.s]`) of the
+/// bodies `index` into lanes.
 #[inline(always)]
-fn gather(bodies: &[SolverBody], index: &[u32; LANES], motion: bool) -> BodyX4 {
-    let rows: [&SolverBody; LANES] = std::array::from_fn(|l| &bodies[index[l] as usize]);
+pub(super) fn gather<W: Wide>(bodies: &[SolverBody], index: &W::Index, motion: bool) -> BodyW<W> {
+    let index = index.as_ref();
+    // Bounds checked once here; the pointers below stay inside `bodies`.
+    for &i in index {
+        assert!((i as usize) < bodies.len(), "solver body {i} out of range");
+    }
+    let base = bodies.as_ptr();
     // SAFETY: `SolverBody` is `repr(C)` and starts with the eight floats v.x, v.y, w,
-    // d_angle, dp.x, dp.y, dq.c, dq.s (see its docs); each pointer comes from a reference.
-    let velocity = F32x4::transpose(
-        rows.map(|r| unsafe { F32x4::load(r as *const SolverBody as *const f32) }),
-    );
-    let mut body = BodyX4 {
-        v: Vec2x4 {
+    // d_angle, dp.x, dp.y, dq.c, dq.s (see its docs); every index was checked above.
+    let velocity = unsafe { W::load_rows(|l| base.add(index[l] as usize) as *const f32) };
+    let mut body = BodyW {
+        v: Vec2W {
             x: velocity[0],
             y: velocity[1],
         },
         w: velocity[2],
         d_angle: velocity[3],
-        dp: Vec2x4::default(),
-        dq_c: F32x4::ZERO,
-        dq_s: F32x4::ZERO,
+        dp: Vec2W::ZERO,
+        dq_c: W::ZERO,
+        dq_s: W::ZERO,
     };
     if motion {
         // SAFETY: as above, floats 4..8 of the struct.
-        let m = F32x4::transpose(
-            rows.map(|r| unsafe { F32x4::load((r as *const SolverBody as *const f32).add(4)) }),
-        );
-        body.dp = Vec2x4 { x: m[0], y: m[1] };
+        let m = unsafe { W::load_rows(|l| (base.add(index[l] as usize) as *const f32).add(4)) };
+        body.dp = Vec2W { x: m[0], y: m[1] };
         body.dq_c = m[2];
         body.dq_s = m[3];
     }
     body
 }
 
-/// Store the four bodies' `[v.x, v.y, w, d_angle]` back (never index 0).
+/// Store the bodies' `[v.x, v.y, w, d_angle]` back (never index 0, the shared static body).
 #[inline(always)]
-fn scatter(bodies: &mut [SolverBody], index: &[u32; LANES], body: &BodyX4) {
-    let rows = F32x4::transpose([body.v.x, body.v.y, body.w, body.d_angle]);
-    for (row, &i) in rows.iter().zip(index) {
-        if i != 0 {
-            let target = &mut bodies[i as usize];
-            // SAFETY: the first four floats of the `repr(C)` struct (see `gather`).
-            unsafe { row.store(target as *mut SolverBody as *mut f32) };
-        }
+pub(super) fn scatter<W: Wide>(bodies: &mut [SolverBody], index: &W::Index, body: &BodyW<W>) {
+    let index = index.as_ref();
+    for &i in index {
+        assert!((i as usize) < bodies.len(), "solver body {i} out of range");
     }
+    let base = bodies.as_mut_ptr();
+    // SAFETY: the first four floats of the `repr(C)` struct (see `gather`); every index was
+    // checked above; index 0 maps to null, which `store_rows` skips.
+    unsafe {
+        W::store_rows([body.v.x, body.v.y, body.w, body.d_angle], |l| {
+            let i = index[l] as usize;
+            if i == 0 {
+                std::ptr::null_mut()
+            } else {
+                base.add(i) as *mut f32
+            }
+        })
+    };
 }
 
 /// `v_b + w_b x r_b - v_a - w_a x r_a`.
 #[inline(always)]
-fn relative_velocity(a: &BodyX4, b: &BodyX4, r_a: Vec2x4, r_b: Vec2x4) -> Vec2x4 {
-    Vec2x4 {
+fn relative_velocity<W: Wide>(
+    a: &BodyW<W>,
+    b: &BodyW<W>,
+    r_a: Vec2W<W>,
+    r_b: Vec2W<W>,
+) -> Vec2W<W> {
+    Vec2W {
         x: (b.v.x - b.w * r_b.y) - (a.v.x - a.w * r_a.y),
         y: (b.v.y + b.w * r_b.x) - (a.v.y + a.w * r_a.x),
     }
 }
 
-impl ContactBatch {
+impl<W: Wide> ContactBatch<W> {
     /// Apply the impulse `p` at the arms: `-p` on A, `+p` on B.
     #[inline(always)]
-    fn apply(&self, a: &mut BodyX4, b: &mut BodyX4, r_a: Vec2x4, r_b: Vec2x4, p: Vec2x4) {
+    fn apply(&self, a: &mut BodyW<W>, b: &mut BodyW<W>, r_a: Vec2W<W>, r_b: Vec2W<W>, p: Vec2W<W>) {
         a.v.x -= self.inv_mass_a * p.x;
         a.v.y -= self.inv_mass_a * p.y;
         a.w -= self.inv_inertia_a * (r_a.x * p.y - r_a.y * p.x);
@@ -205,12 +217,12 @@ impl ContactBatch {
 
     /// Write a prepared scalar constraint into lane `l`.
     fn set_lane(&mut self, l: usize, c: &ContactConstraint, bodies: &[SolverBody]) {
-        fn set(x: &mut F32x4, l: usize, value: f32) {
+        fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
             x.set_lane(l, value);
         }
-        self.index_a[l] = c.index_a as u32;
-        self.index_b[l] = c.index_b as u32;
-        self.contacts[l] = c.contact as u32;
+        self.index_a.as_mut()[l] = c.index_a as u32;
+        self.index_b.as_mut()[l] = c.index_b as u32;
+        self.contacts.as_mut()[l] = c.contact as u32;
         set(&mut self.normal.x, l, c.normal.x);
         set(&mut self.normal.y, l, c.normal.y);
         set(&mut self.friction, l, c.friction);
@@ -243,10 +255,22 @@ impl ContactBatch {
 }
 
 /// The coloured, batched contact constraints of one step. Buffers are reused.
+///
+/// Clones keep their batches; a clone taken on one machine and stepped on another is
+/// rebuilt at the next `build` anyway (batches live for one step).
 #[derive(Clone, Debug, Default)]
 pub struct WideContacts {
     graph: ConstraintGraph,
-    batches: Vec<ContactBatch>,
+    /// Four-wide batches (SSE2), used when the CPU lacks AVX2 or `force_four_lanes` is set.
+    batches4: Vec<ContactBatch<F32x4>>,
+    /// Eight-wide batches (AVX2).
+    #[cfg(target_arch = "x86_64")]
+    batches8: Vec<ContactBatch<F32x8>>,
+    /// This step's batches are `batches8` (never set off x86_64).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    eight: bool,
+    /// Always four lanes (tests compare the two widths).
+    pub force_four_lanes: bool,
 }
 
 impl WideContacts {
@@ -257,23 +281,25 @@ impl WideContacts {
         &mut self,
         pairs: &[(u32, u32)],
         bodies: &[SolverBody],
-        mut prepare: impl FnMut(usize) -> ContactConstraint,
+        prepare: impl FnMut(usize) -> ContactConstraint,
     ) {
         self.graph.color(
             bodies.len(),
             pairs.iter().map(|&(a, b)| (a as usize, b as usize)),
             |i| bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0,
         );
-        self.batches.clear();
-        for list in &self.graph.colors {
-            for chunk in list.chunks(LANES) {
-                let mut batch = ContactBatch::EMPTY;
-                for (l, &k) in chunk.iter().enumerate() {
-                    batch.set_lane(l, &prepare(k as usize), bodies);
-                }
-                self.batches.push(batch);
+        self.eight = false;
+        self.batches4.clear();
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.batches8.clear();
+            if !self.force_four_lanes && avx2_available() {
+                self.eight = true;
+                fill(&self.graph, &mut self.batches8, bodies, prepare);
+                return;
             }
         }
+        fill(&self.graph, &mut self.batches4, bodies, prepare);
     }
 
     /// Positions in `pairs` of the constraints the scalar solver handles (ascending).
@@ -283,153 +309,260 @@ impl WideContacts {
 
     /// Apply the accumulated impulses (warm start).
     pub fn warm_start(&self, bodies: &mut [SolverBody]) {
-        for batch in &self.batches {
-            let mut a = gather(bodies, &batch.index_a, false);
-            let mut b = gather(bodies, &batch.index_b, false);
-            let n = batch.normal;
-            let t = Vec2x4 { x: n.y, y: -n.x };
-            for p in &batch.points {
-                let impulse = Vec2x4 {
-                    x: p.normal_impulse * n.x + p.tangent_impulse * t.x,
-                    y: p.normal_impulse * n.y + p.tangent_impulse * t.y,
-                };
-                batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
-            }
-            scatter(bodies, &batch.index_a, &a);
-            scatter(bodies, &batch.index_b, &b);
+        #[cfg(target_arch = "x86_64")]
+        if self.eight {
+            // SAFETY: `eight` is only set when `avx2_available()`.
+            unsafe { avx2::warm_start(&self.batches8, bodies) };
+            return;
         }
+        warm_start(&self.batches4, bodies);
     }
 
     /// One pass over every batch: the solve pass (`use_bias`: soft push-out) or the relax
     /// pass (rigid, speculative only).
     pub fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let zero = F32x4::ZERO;
-        let one = F32x4::splat(1.0);
-        let inv_h = F32x4::splat(ctx.inv_dt);
-        let min_bias = F32x4::splat(-ctx.settings.contact_push_max_velocity);
-        for batch in &mut self.batches {
-            let mut a = gather(bodies, &batch.index_a, true);
-            let mut b = gather(bodies, &batch.index_b, true);
-            let n = batch.normal;
-            let t = Vec2x4 { x: n.y, y: -n.x };
-            let (bias_rate, mass_scale, impulse_scale) = if use_bias {
-                (batch.bias_rate, batch.mass_scale, batch.impulse_scale)
-            } else {
-                (zero, one, zero)
-            };
-            let friction = batch.friction;
-
-            // 1. Friction first: non-penetration matters more, so it has the last word.
-            for i in 0..2 {
-                let p = batch.points[i];
-                let dv = relative_velocity(&a, &b, p.r_a, p.r_b);
-                let vt = dv.dot(t);
-                let lambda = -(p.tangent_mass * vt);
-                let max_friction = friction * p.normal_impulse;
-                let new_impulse = (p.tangent_impulse + lambda)
-                    .max(-max_friction)
-                    .min(max_friction);
-                let lambda = new_impulse - p.tangent_impulse;
-                batch.points[i].tangent_impulse = new_impulse;
-                let impulse = Vec2x4 {
-                    x: lambda * t.x,
-                    y: lambda * t.y,
-                };
-                batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
-            }
-
-            // 2. Normal, one point at a time, with the velocity target of the current
-            //    separation: speculative (s > 0) may close the gap in one sub-step; overlap
-            //    is pushed out softly (solve pass) or not at all (relax pass).
-            for i in 0..2 {
-                let p = batch.points[i];
-                let d = Vec2x4 {
-                    x: (b.dp.x - a.dp.x) + (b.dq_c * p.r_b.x - b.dq_s * p.r_b.y)
-                        - (a.dq_c * p.r_a.x - a.dq_s * p.r_a.y),
-                    y: (b.dp.y - a.dp.y) + (b.dq_s * p.r_b.x + b.dq_c * p.r_b.y)
-                        - (a.dq_s * p.r_a.x + a.dq_c * p.r_a.y),
-                };
-                let s = d.dot(n) + p.adjusted_separation;
-                let speculative = s.gt(zero);
-                let bias = F32x4::select(speculative, s * inv_h, (bias_rate * s).max(min_bias));
-                let point_mass_scale = F32x4::select(speculative, one, mass_scale);
-                let point_impulse_scale = F32x4::select(speculative, zero, impulse_scale);
-
-                let vn = relative_velocity(&a, &b, p.r_a, p.r_b).dot(n);
-                let lambda = -(p.normal_mass * point_mass_scale * (vn + bias))
-                    - point_impulse_scale * p.normal_impulse;
-                let new_impulse = (p.normal_impulse + lambda).max(zero);
-                let lambda = new_impulse - p.normal_impulse;
-                let point = &mut batch.points[i];
-                point.normal_impulse = new_impulse;
-                point.max_normal_impulse = point.max_normal_impulse.max(lambda);
-                let impulse = Vec2x4 {
-                    x: lambda * n.x,
-                    y: lambda * n.y,
-                };
-                batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
-            }
-
-            scatter(bodies, &batch.index_a, &a);
-            scatter(bodies, &batch.index_b, &b);
+        #[cfg(target_arch = "x86_64")]
+        if self.eight {
+            // SAFETY: `eight` is only set when `avx2_available()`.
+            unsafe { avx2::solve(&mut self.batches8, bodies, ctx, use_bias) };
+            return;
         }
+        solve(&mut self.batches4, bodies, ctx, use_bias);
     }
 
     /// Restitution: points that approached faster than the threshold and carried load
     /// leave at `e` times their approach speed (as `contact::apply_restitution`).
     pub fn apply_restitution(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        let zero = F32x4::ZERO;
-        let threshold = F32x4::splat(-ctx.settings.restitution_threshold);
-        for batch in &mut self.batches {
-            if !batch.any_restitution {
-                continue;
-            }
-            let mut a = gather(bodies, &batch.index_a, false);
-            let mut b = gather(bodies, &batch.index_b, false);
-            let n = batch.normal;
-            for i in 0..2 {
-                let p = batch.points[i];
-                let active = p
-                    .relative_velocity
-                    .le(threshold)
-                    .and(p.max_normal_impulse.gt(zero));
-                if active.none() {
-                    continue;
-                }
-                let vn = relative_velocity(&a, &b, p.r_a, p.r_b).dot(n);
-                let lambda = -(p.normal_mass * (vn + batch.restitution * p.relative_velocity));
-                let new_impulse = (p.normal_impulse + lambda).max(zero);
-                let lambda = F32x4::select(active, new_impulse - p.normal_impulse, zero);
-                let point = &mut batch.points[i];
-                point.normal_impulse = F32x4::select(active, new_impulse, p.normal_impulse);
-                point.max_normal_impulse = point.max_normal_impulse.max(lambda);
-                let impulse = Vec2x4 {
-                    x: lambda * n.x,
-                    y: lambda * n.y,
-                };
-                batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
-            }
-            scatter(bodies, &batch.index_a, &a);
-            scatter(bodies, &batch.index_b, &b);
+        #[cfg(target_arch = "x86_64")]
+        if self.eight {
+            // SAFETY: `eight` is only set when `avx2_available()`.
+            unsafe { avx2::apply_restitution(&mut self.batches8, bodies, ctx) };
+            return;
         }
+        apply_restitution(&mut self.batches4, bodies, ctx);
     }
 
     /// Copy the accumulated impulses to the contacts for the next warm start.
     pub fn store_impulses(&self, contacts: &mut [Contact]) {
-        for batch in &self.batches {
-            for (i, p) in batch.points.iter().enumerate() {
-                let normal = p.normal_impulse.to_array();
-                let tangent = p.tangent_impulse.to_array();
-                let max_normal = p.max_normal_impulse.to_array();
-                for (l, &k) in batch.contacts.iter().enumerate() {
-                    if k == u32::MAX {
-                        continue;
-                    }
-                    if let Some(mp) = contacts[k as usize].manifold.points_mut().get_mut(i) {
-                        mp.normal_impulse = normal[l];
-                        mp.tangent_impulse = tangent[l];
-                        mp.max_normal_impulse = max_normal[l];
-                    }
+        #[cfg(target_arch = "x86_64")]
+        if self.eight {
+            store_impulses(&self.batches8, contacts);
+            return;
+        }
+        store_impulses(&self.batches4, contacts);
+    }
+}
+
+/// The AVX2 copies of the kernels: the generic kernels instantiated with `F32x8` and
+/// compiled with AVX2 enabled.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::*;
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn warm_start(batches: &[ContactBatch<F32x8>], bodies: &mut [SolverBody]) {
+        super::warm_start(batches, bodies)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn solve(
+        batches: &mut [ContactBatch<F32x8>],
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        use_bias: bool,
+    ) {
+        super::solve(batches, bodies, ctx, use_bias)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn apply_restitution(
+        batches: &mut [ContactBatch<F32x8>],
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+    ) {
+        super::apply_restitution(batches, bodies, ctx)
+    }
+}
+
+/// Cut every colour into batches of `W::LANES` and prepare each constraint into its lane.
+fn fill<W: Wide>(
+    graph: &ConstraintGraph,
+    batches: &mut Vec<ContactBatch<W>>,
+    bodies: &[SolverBody],
+    mut prepare: impl FnMut(usize) -> ContactConstraint,
+) {
+    for list in &graph.colors {
+        for chunk in list.chunks(W::LANES) {
+            let mut batch = ContactBatch::empty();
+            for (l, &k) in chunk.iter().enumerate() {
+                batch.set_lane(l, &prepare(k as usize), bodies);
+            }
+            batches.push(batch);
+        }
+    }
+}
+
+/// Warm start: apply the accumulated impulses.
+#[inline(always)]
+fn warm_start<W: Wide>(batches: &[ContactBatch<W>], bodies: &mut [SolverBody]) {
+    for batch in batches {
+        let mut a = gather(bodies, &batch.index_a, false);
+        let mut b = gather(bodies, &batch.index_b, false);
+        let n = batch.normal;
+        let t = Vec2W { x: n.y, y: -n.x };
+        for p in &batch.points {
+            let impulse = Vec2W {
+                x: p.normal_impulse * n.x + p.tangent_impulse * t.x,
+                y: p.normal_impulse * n.y + p.tangent_impulse * t.y,
+            };
+            batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
+        }
+        scatter(bodies, &batch.index_a, &a);
+        scatter(bodies, &batch.index_b, &b);
+    }
+}
+
+/// One solve (`use_bias`) or relax pass over every batch.
+#[inline(always)]
+fn solve<W: Wide>(
+    batches: &mut [ContactBatch<W>],
+    bodies: &mut [SolverBody],
+    ctx: &StepContext,
+    use_bias: bool,
+) {
+    let zero = W::ZERO;
+    let one = W::splat(1.0);
+    let inv_h = W::splat(ctx.inv_dt);
+    let min_bias = W::splat(-ctx.settings.contact_push_max_velocity);
+    for batch in batches {
+        let mut a = gather(bodies, &batch.index_a, true);
+        let mut b = gather(bodies, &batch.index_b, true);
+        let n = batch.normal;
+        let t = Vec2W { x: n.y, y: -n.x };
+        let (bias_rate, mass_scale, impulse_scale) = if use_bias {
+            (batch.bias_rate, batch.mass_scale, batch.impulse_scale)
+        } else {
+            (zero, one, zero)
+        };
+        let friction = batch.friction;
+
+        // 1. Friction first: non-penetration matters more, so it has the last word.
+        for i in 0..2 {
+            let p = batch.points[i];
+            let dv = relative_velocity(&a, &b, p.r_a, p.r_b);
+            let vt = dv.dot(t);
+            let lambda = -(p.tangent_mass * vt);
+            let max_friction = friction * p.normal_impulse;
+            let new_impulse = (p.tangent_impulse + lambda)
+                .max(-max_friction)
+                .min(max_friction);
+            let lambda = new_impulse - p.tangent_impulse;
+            batch.points[i].tangent_impulse = new_impulse;
+            let impulse = Vec2W {
+                x: lambda * t.x,
+                y: lambda * t.y,
+            };
+            batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
+        }
+
+        // 2. Normal, one point at a time, with the velocity target of the current
+        //    separation: speculative (s > 0) may close the gap in one sub-step; overlap
+        //    is pushed out softly (solve pass) or not at all (relax pass).
+        for i in 0..2 {
+            let p = batch.points[i];
+            let d = Vec2W {
+                x: (b.dp.x - a.dp.x) + (b.dq_c * p.r_b.x - b.dq_s * p.r_b.y)
+                    - (a.dq_c * p.r_a.x - a.dq_s * p.r_a.y),
+                y: (b.dp.y - a.dp.y) + (b.dq_s * p.r_b.x + b.dq_c * p.r_b.y)
+                    - (a.dq_s * p.r_a.x + a.dq_c * p.r_a.y),
+            };
+            let s = d.dot(n) + p.adjusted_separation;
+            let speculative = s.gt(zero);
+            let bias = W::select(speculative, s * inv_h, (bias_rate * s).max(min_bias));
+            let point_mass_scale = W::select(speculative, one, mass_scale);
+            let point_impulse_scale = W::select(speculative, zero, impulse_scale);
+
+            let vn = relative_velocity(&a, &b, p.r_a, p.r_b).dot(n);
+            let lambda = -(p.normal_mass * point_mass_scale * (vn + bias))
+                - point_impulse_scale * p.normal_impulse;
+            let new_impulse = (p.normal_impulse + lambda).max(zero);
+            let lambda = new_impulse - p.normal_impulse;
+            let point = &mut batch.points[i];
+            point.normal_impulse = new_impulse;
+            point.max_normal_impulse = point.max_normal_impulse.max(lambda);
+            let impulse = Vec2W {
+                x: lambda * n.x,
+                y: lambda * n.y,
+            };
+            batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
+        }
+
+        scatter(bodies, &batch.index_a, &a);
+        scatter(bodies, &batch.index_b, &b);
+    }
+}
+
+/// Restitution pass over every batch with restitution.
+#[inline(always)]
+fn apply_restitution<W: Wide>(
+    batches: &mut [ContactBatch<W>],
+    bodies: &mut [SolverBody],
+    ctx: &StepContext,
+) {
+    let zero = W::ZERO;
+    let threshold = W::splat(-ctx.settings.restitution_threshold);
+    for batch in batches {
+        if !batch.any_restitution {
+            continue;
+        }
+        let mut a = gather(bodies, &batch.index_a, false);
+        let mut b = gather(bodies, &batch.index_b, false);
+        let n = batch.normal;
+        for i in 0..2 {
+            let p = batch.points[i];
+            let active = p
+                .relative_velocity
+                .le(threshold)
+                .and(p.max_normal_impulse.gt(zero));
+            if active.none() {
+                continue;
+            }
+            let vn = relative_velocity(&a, &b, p.r_a, p.r_b).dot(n);
+            let lambda = -(p.normal_mass * (vn + batch.restitution * p.relative_velocity));
+            let new_impulse = (p.normal_impulse + lambda).max(zero);
+            let lambda = W::select(active, new_impulse - p.normal_impulse, zero);
+            let point = &mut batch.points[i];
+            point.normal_impulse = W::select(active, new_impulse, p.normal_impulse);
+            point.max_normal_impulse = point.max_normal_impulse.max(lambda);
+            let impulse = Vec2W {
+                x: lambda * n.x,
+                y: lambda * n.y,
+            };
+            batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
+        }
+        scatter(bodies, &batch.index_a, &a);
+        scatter(bodies, &batch.index_b, &b);
+    }
+}
+
+/// Copy the accumulated impulses to the contacts.
+fn store_impulses<W: Wide>(batches: &[ContactBatch<W>], contacts: &mut [Contact]) {
+    for batch in batches {
+        for (i, p) in batch.points.iter().enumerate() {
+            for (l, &k) in batch.contacts.as_ref().iter().enumerate() {
+                if k == u32::MAX {
+                    continue;
+                }
+                if let Some(mp) = contacts[k as usize].manifold.points_mut().get_mut(i) {
+                    mp.normal_impulse = p.normal_impulse.lane(l);
+                    mp.tangent_impulse = p.tangent_impulse.lane(l);
+                    mp.max_normal_impulse = p.max_normal_impulse.lane(l);
                 }
             }
         }

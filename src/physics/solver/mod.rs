@@ -3,9 +3,11 @@
 //! - `body`: `SolverBody`, the velocities and inverse masses the iterations touch.
 //! - `contact`: contact constraints: prepare, warm start, solve (one point at a time or
 //!   the 2x2 block solver), restitution, store impulses.
-//! - `contact_simd`: the soft step's contact solve, four constraints at a time.
+//! - `contact_simd`: the soft step's contact solve, four or eight constraints at a time.
+//! - `revolute_simd`: the soft step's free revolute pins, four or eight at a time.
 //! - `graph`: constraint graph colouring (which constraints may share a SIMD batch).
-//! - `wide`: `F32x4`, the four-lane SIMD word.
+//! - `wide`: `F32x4`, the four-lane SIMD word, and the `Wide` trait the batched kernels use.
+//! - `wide8`: `F32x8`, the eight-lane AVX2 word (x86_64, chosen at run time).
 //! - `softness`: the soft-constraint coefficients shared by soft contacts and joints.
 //!
 //! The pipeline itself (the order of stages) is `World::step`, in `world.rs`.
@@ -13,8 +15,11 @@
 pub mod contact;
 pub mod contact_simd;
 pub mod graph;
+pub mod revolute_simd;
 pub mod softness;
 pub mod wide;
+#[cfg(target_arch = "x86_64")]
+pub mod wide8;
 
 pub use softness::Softness;
 

@@ -1,4 +1,5 @@
-//! `F32x4`: four `f32` lanes, the solver's SIMD word.
+//! `F32x4`: four `f32` lanes, the solver's SIMD word, and `Wide`, the operations the batched
+//! contact solver needs of any SIMD word (`F32x4` here, `F32x8` in `wide8.rs`).
 //!
 //! Layout and rules:
 //! - One value of four independent constraints (lane `i` is constraint `i` of a batch; see
@@ -14,7 +15,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
-use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
 /// Evaluate SSE2 intrinsics that only touch registers.
 #[cfg(target_arch = "x86_64")]
@@ -123,6 +124,12 @@ impl F32x4 {
         F32x4(sse!(_mm_cmple_ps(self.0, o.0)))
     }
 
+    /// Mask of the lanes where `self == o`.
+    #[inline(always)]
+    pub fn eq(self, o: F32x4) -> F32x4 {
+        F32x4(sse!(_mm_cmpeq_ps(self.0, o.0)))
+    }
+
     /// Lanes where both masks are set.
     #[inline(always)]
     pub fn and(self, o: F32x4) -> F32x4 {
@@ -180,6 +187,8 @@ binary_op!(Add, add, _mm_add_ps);
 binary_op!(Sub, sub, _mm_sub_ps);
 #[cfg(target_arch = "x86_64")]
 binary_op!(Mul, mul, _mm_mul_ps);
+#[cfg(target_arch = "x86_64")]
+binary_op!(Div, div, _mm_div_ps);
 
 #[cfg(target_arch = "x86_64")]
 impl Neg for F32x4 {
@@ -263,6 +272,11 @@ impl F32x4 {
     }
 
     #[inline(always)]
+    pub fn eq(self, o: F32x4) -> F32x4 {
+        self.map2(o, |a, b| Self::mask(a == b))
+    }
+
+    #[inline(always)]
     pub fn and(self, o: F32x4) -> F32x4 {
         self.map2(o, |a, b| f32::from_bits(a.to_bits() & b.to_bits()))
     }
@@ -308,6 +322,8 @@ binary_op!(Add, add, +);
 binary_op!(Sub, sub, -);
 #[cfg(not(target_arch = "x86_64"))]
 binary_op!(Mul, mul, *);
+#[cfg(not(target_arch = "x86_64"))]
+binary_op!(Div, div, /);
 
 #[cfg(not(target_arch = "x86_64"))]
 impl Neg for F32x4 {
@@ -332,16 +348,150 @@ impl SubAssign for F32x4 {
     }
 }
 
-/// A 2D vector of four lanes.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Vec2x4 {
-    pub x: F32x4,
-    pub y: F32x4,
+/// What the batched contact solver needs of a SIMD word: `F32x4` (SSE2, every x86_64) and
+/// `F32x8` (AVX2, `wide8.rs`, chosen at run time). The kernels in `contact_simd.rs` are
+/// written once against this trait; lane `l` is constraint `l` of a batch whatever the
+/// width, and every operation is the same IEEE operation lane by lane, so both widths give
+/// bitwise the same results.
+pub trait Wide:
+    Copy
+    + std::fmt::Debug
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+{
+    /// Lanes per word.
+    const LANES: usize;
+    const ZERO: Self;
+    /// One `u32` per lane (body and contact indices of a batch).
+    type Index: Copy + std::fmt::Debug + AsRef<[u32]> + AsMut<[u32]>;
+    /// Every lane `value`.
+    fn index_splat(value: u32) -> Self::Index;
+    fn splat(x: f32) -> Self;
+    fn min(self, o: Self) -> Self;
+    fn max(self, o: Self) -> Self;
+    /// Mask of the lanes where `self > o`.
+    fn gt(self, o: Self) -> Self;
+    /// Mask of the lanes where `self <= o`.
+    fn le(self, o: Self) -> Self;
+    /// Mask of the lanes where `self == o`.
+    fn eq(self, o: Self) -> Self;
+    /// Mask of the finite lanes: `x - x` is zero exactly when `x` is finite (NaN otherwise).
+    #[inline(always)]
+    #[allow(clippy::eq_op)]
+    fn finite(self) -> Self {
+        (self - self).eq(Self::ZERO)
+    }
+    /// Lanes where both masks are set.
+    fn and(self, o: Self) -> Self;
+    /// `mask ? a : b`, lane by lane.
+    fn select(mask: Self, a: Self, b: Self) -> Self;
+    /// True when no lane of the mask is set.
+    fn none(self) -> bool;
+    /// Overwrite lane `l` in memory (for packing).
+    fn set_lane(&mut self, l: usize, value: f32);
+    /// Lane `l`.
+    fn lane(self, l: usize) -> f32;
+    /// Load four consecutive floats at `row(l)` for every lane `l` and transpose: word `c`
+    /// of the result holds float `c` of every row.
+    ///
+    /// # Safety
+    /// Every `row(l)` must be valid for reading four `f32`.
+    unsafe fn load_rows(row: impl Fn(usize) -> *const f32) -> [Self; 4];
+    /// The inverse of `load_rows`: write float `c` of lane `l` to `row(l) + c`, skipping
+    /// lanes whose pointer is null.
+    ///
+    /// # Safety
+    /// Every non-null `row(l)` must be valid for writing four `f32`.
+    unsafe fn store_rows(columns: [Self; 4], row: impl Fn(usize) -> *mut f32);
 }
 
-impl Vec2x4 {
+impl Wide for F32x4 {
+    const LANES: usize = 4;
+    const ZERO: F32x4 = F32x4::ZERO;
+    type Index = [u32; 4];
     #[inline(always)]
-    pub fn dot(self, o: Vec2x4) -> F32x4 {
+    fn index_splat(value: u32) -> [u32; 4] {
+        [value; 4]
+    }
+    #[inline(always)]
+    fn splat(x: f32) -> F32x4 {
+        F32x4::splat(x)
+    }
+    #[inline(always)]
+    fn min(self, o: F32x4) -> F32x4 {
+        F32x4::min(self, o)
+    }
+    #[inline(always)]
+    fn max(self, o: F32x4) -> F32x4 {
+        F32x4::max(self, o)
+    }
+    #[inline(always)]
+    fn gt(self, o: F32x4) -> F32x4 {
+        F32x4::gt(self, o)
+    }
+    #[inline(always)]
+    fn le(self, o: F32x4) -> F32x4 {
+        F32x4::le(self, o)
+    }
+    #[inline(always)]
+    fn eq(self, o: F32x4) -> F32x4 {
+        F32x4::eq(self, o)
+    }
+    #[inline(always)]
+    fn and(self, o: F32x4) -> F32x4 {
+        F32x4::and(self, o)
+    }
+    #[inline(always)]
+    fn select(mask: F32x4, a: F32x4, b: F32x4) -> F32x4 {
+        F32x4::select(mask, a, b)
+    }
+    #[inline(always)]
+    fn none(self) -> bool {
+        F32x4::none(self)
+    }
+    #[inline(always)]
+    fn set_lane(&mut self, l: usize, value: f32) {
+        F32x4::set_lane(self, l, value)
+    }
+    #[inline(always)]
+    fn lane(self, l: usize) -> f32 {
+        self.to_array()[l]
+    }
+    #[inline(always)]
+    unsafe fn load_rows(row: impl Fn(usize) -> *const f32) -> [F32x4; 4] {
+        F32x4::transpose(std::array::from_fn(|l| F32x4::load(row(l))))
+    }
+    #[inline(always)]
+    unsafe fn store_rows(columns: [F32x4; 4], row: impl Fn(usize) -> *mut f32) {
+        for (l, r) in F32x4::transpose(columns).iter().enumerate() {
+            let p = row(l);
+            if !p.is_null() {
+                r.store(p);
+            }
+        }
+    }
+}
+
+/// A 2D vector of `W::LANES` lanes.
+#[derive(Clone, Copy, Debug)]
+pub struct Vec2W<W> {
+    pub x: W,
+    pub y: W,
+}
+
+impl<W: Wide> Vec2W<W> {
+    pub const ZERO: Vec2W<W> = Vec2W {
+        x: W::ZERO,
+        y: W::ZERO,
+    };
+
+    #[inline(always)]
+    pub fn dot(self, o: Vec2W<W>) -> W {
         self.x * o.x + self.y * o.y
     }
 }
