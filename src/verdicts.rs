@@ -222,9 +222,19 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// A table cell: "pass: drop 0.03 m" or "FAIL: drop 2.10 m".
+    /// A long form: "pass: top dropped 0.030 m, fastest body 0.000 m/s".
     pub fn cell(&self) -> String {
         format!("{}: {}", if self.pass { "pass" } else { "FAIL" }, self.what)
+    }
+
+    /// A table cell: "pass 0.030" (the number the criterion is about), or on failure
+    /// "**FAIL** " and what failed ("top dropped 2.1 m, fastest body 0.6 m/s").
+    pub fn short(&self) -> String {
+        if self.pass {
+            format!("pass {:.3}", self.value)
+        } else {
+            format!("**FAIL** {}", self.what)
+        }
     }
 }
 
@@ -450,7 +460,7 @@ pub fn table(dir: &Path, mut progress: impl FnMut(&str)) -> String {
         for config in &configs {
             progress(&format!("{} / {}", scene.label, config.label));
             let cell = match judge(&scene, config, dir) {
-                Ok(v) => v.cell(),
+                Ok(v) => v.short(),
                 Err(e) => format!("error: {}", e.lines().next().unwrap_or("")),
             };
             out.push_str(&format!(" {cell} |"));
@@ -466,24 +476,24 @@ pub fn criterion_text(criterion: &Criterion) -> String {
         Criterion::TopStays {
             max_drop,
             max_shift,
-        } => format!("top box within {max_drop} m of rest, < {max_shift} m sideways, at 10 s"),
+        } => format!("top box within {max_drop} m of rest, < {max_shift} m sideways, at 10 s (larger of the two, m)"),
         Criterion::TopDropsAndRests {
             max_drop,
             rest_speed,
-        } => format!("top drops < {max_drop} m, all < {rest_speed} m/s at the end"),
+        } => format!("top drops < {max_drop} m, all < {rest_speed} m/s at the end (drop, m)"),
         Criterion::HeavyHeld { max_overlap } => {
-            format!("heavy boxes at rest above the light ones, overlap < {max_overlap} m")
+            format!("heavy boxes at rest above the light ones, overlap < {max_overlap} m (overlap, m)")
         }
         Criterion::GentleRecovery {
             max_speed,
             max_overlap,
-        } => format!("peak speed < {max_speed} m/s, overlap < {max_overlap} m at the end"),
+        } => format!("peak speed < {max_speed} m/s, overlap < {max_overlap} m at the end (peak speed, m/s)"),
         Criterion::Settles { rest_speed, .. } => {
-            format!("nothing escapes, all < {rest_speed} m/s at the end")
+            format!("nothing escapes, all < {rest_speed} m/s at the end (fastest, m/s)")
         }
-        Criterion::JointGapThroughout { max_gap } => format!("joint gaps < {max_gap} m throughout"),
-        Criterion::JointGapAtEnd { max_gap } => format!("joint gap < {max_gap} m at 10 s"),
-        Criterion::Stands { max_move } => format!("no card moves > {max_move} m"),
+        Criterion::JointGapThroughout { max_gap } => format!("joint gaps < {max_gap} m throughout (largest gap, m)"),
+        Criterion::JointGapAtEnd { max_gap } => format!("joint gap < {max_gap} m at 10 s (gap, m)"),
+        Criterion::Stands { max_move } => format!("no card moves > {max_move} m (largest move, m)"),
     }
 }
 
