@@ -122,28 +122,11 @@ impl Rewind {
 mod tests {
     use super::*;
     use crate::lab::Session;
-    use crate::physics::{BodyDef, Geometry, Polygon, ShapeDef, SolverSettings, Vec2, World};
+    use crate::physics::Vec2;
 
     fn pile() -> Comparison {
-        let mut world = World::new(SolverSettings {
-            sleep: false,
-            ..SolverSettings::default()
-        });
-        let ground = world
-            .create_body(&BodyDef::fixed(Vec2::new(0.0, -1.0)))
-            .unwrap();
-        let slab = Geometry::Polygon(Polygon::new_box(20.0, 1.0).unwrap());
-        world.create_shape(ground, &ShapeDef::new(slab)).unwrap();
-        for i in 0..12 {
-            let p = Vec2::new((i % 4) as f32 * 0.7 - 1.0, 1.0 + (i / 4) as f32 * 1.1);
-            let b = world
-                .create_body(&BodyDef::dynamic(p).angle(0.1 * i as f32))
-                .unwrap();
-            let square = Geometry::Polygon(Polygon::new_box(0.3, 0.3).unwrap());
-            world.create_shape(b, &ShapeDef::new(square)).unwrap();
-        }
         Comparison {
-            sessions: vec![Session::new("pile", world)],
+            sessions: vec![Session::new("pile", crate::lab::fixtures::pile(12, 4))],
         }
     }
 

@@ -71,27 +71,14 @@ impl Replay for Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::{BodyDef, Geometry, Polygon, ShapeDef, SolverKind, Vec2};
+    use crate::lab::fixtures;
+    use crate::physics::{SolverKind, Vec2};
 
     fn stack() -> World {
-        let mut world = World::new(SolverSettings {
-            sleep: false,
-            ..SolverSettings::default()
-        });
-        let ground = world
-            .create_body(&BodyDef::fixed(Vec2::new(0.0, -1.0)))
-            .unwrap();
-        let slab = Geometry::Polygon(Polygon::new_box(20.0, 1.0).unwrap());
-        world.create_shape(ground, &ShapeDef::new(slab)).unwrap();
+        let mut world = fixtures::ground();
         for i in 0..8 {
-            let b = world
-                .create_body(&BodyDef::dynamic(Vec2::new(
-                    0.05 * i as f32,
-                    0.5 + i as f32,
-                )))
-                .unwrap();
-            let square = Geometry::Polygon(Polygon::new_box(0.5, 0.5).unwrap());
-            world.create_shape(b, &ShapeDef::new(square)).unwrap();
+            let p = Vec2::new(0.05 * i as f32, 0.5 + i as f32);
+            fixtures::add_box(&mut world, p, 0.0, 0.5);
         }
         world
     }

@@ -156,28 +156,11 @@ impl<S: Replay> History<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::{BodyDef, Geometry, Polygon, ShapeDef, SolverSettings, Vec2, World};
+    use crate::lab::fixtures;
+    use crate::physics::{BodyDef, Geometry, Polygon, ShapeDef, Vec2};
 
-    /// A tumbling pile: chaotic, so any difference in replay shows in the hash.
     fn pile() -> Session {
-        let mut world = World::new(SolverSettings {
-            sleep: false,
-            ..SolverSettings::default()
-        });
-        let ground = world
-            .create_body(&BodyDef::fixed(Vec2::new(0.0, -1.0)))
-            .unwrap();
-        let slab = Geometry::Polygon(Polygon::new_box(20.0, 1.0).unwrap());
-        world.create_shape(ground, &ShapeDef::new(slab)).unwrap();
-        for i in 0..20 {
-            let p = Vec2::new((i % 5) as f32 * 0.7 - 1.4, 1.0 + (i / 5) as f32 * 1.1);
-            let b = world
-                .create_body(&BodyDef::dynamic(p).angle(0.1 * i as f32))
-                .unwrap();
-            let square = Geometry::Polygon(Polygon::new_box(0.3, 0.3).unwrap());
-            world.create_shape(b, &ShapeDef::new(square)).unwrap();
-        }
-        Session::new("pile", world)
+        Session::new("pile", fixtures::pile(20, 5))
     }
 
     /// Run 300 steps with a drag and a bomb, recording; return the hash after every step.

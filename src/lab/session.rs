@@ -234,19 +234,11 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::fixtures;
 
     fn box_on_ground() -> (World, BodyHandle) {
-        let mut world = World::default();
-        let ground = world
-            .create_body(&BodyDef::fixed(Vec2::new(0.0, -1.0)))
-            .unwrap();
-        let slab = Geometry::Polygon(Polygon::new_box(20.0, 1.0).unwrap());
-        world.create_shape(ground, &ShapeDef::new(slab)).unwrap();
-        let b = world
-            .create_body(&BodyDef::dynamic(Vec2::new(0.0, 0.5)))
-            .unwrap();
-        let square = Geometry::Polygon(Polygon::new_box(0.5, 0.5).unwrap());
-        world.create_shape(b, &ShapeDef::new(square)).unwrap();
+        let mut world = fixtures::ground();
+        let b = fixtures::add_box(&mut world, Vec2::new(0.0, 0.5), 0.0, 0.5);
         (world, b)
     }
 
