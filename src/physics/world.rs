@@ -1076,7 +1076,13 @@ impl World {
                     .move_proxy_predicted(shape.proxy, swept, predicted);
             }
         }
-        self.broad_phase.update_pairs(&mut self.new_pairs);
+        // Most reported overlaps are pairs that already have a contact (a re-inserted box
+        // finds all its old neighbours again): drop those before the sort.
+        let keys = &self.pair_keys;
+        self.broad_phase
+            .update_pairs_filtered(&mut self.new_pairs, |a, b| {
+                !keys.contains(&pair_key(a as usize, b as usize))
+            });
         for k in 0..self.new_pairs.len() {
             let (a, b) = self.new_pairs[k];
             self.try_add_contact(a as usize, b as usize);

@@ -179,7 +179,26 @@ impl BroadPhase {
     /// each pair once, sorted; then empty the move buffer. Static-static pairs are never
     /// reported. Allocates nothing once `pairs` and the move buffer have grown to size.
     pub fn update_pairs(&mut self, pairs: &mut Vec<(u32, u32)>) {
+        self.update_pairs_filtered(pairs, |_, _| true);
+    }
+
+    /// [`BroadPhase::update_pairs`] reporting only the pairs for which `keep(user_data_a,
+    /// user_data_b)` (called with `user_data_a < user_data_b`, once per overlap, before
+    /// sorting) returns true: e.g. drop the pairs the caller already has, so that only new
+    /// ones are sorted. The output is the sorted `update_pairs` output without the dropped
+    /// pairs.
+    pub fn update_pairs_filtered(
+        &mut self,
+        pairs: &mut Vec<(u32, u32)>,
+        mut keep: impl FnMut(u32, u32) -> bool,
+    ) {
         pairs.clear();
+        let mut report = |a: u32, b: u32| {
+            let (a, b) = ordered(a, b);
+            if keep(a, b) {
+                pairs.push((a, b));
+            }
+        };
 
         // 1. Canonical move buffer: sorted, no duplicates, no destroyed proxies.
         self.move_buffer.sort_unstable();
@@ -200,12 +219,12 @@ impl BroadPhase {
                     moving_tree.query(fat, |other, other_user| {
                         // Both buffered: the smaller id reports.
                         if other != id && !(other < id && moved_moving[other as usize]) {
-                            pairs.push(ordered(user, other_user));
+                            report(user, other_user);
                         }
                         true
                     });
                     static_tree.query(fat, |_, other_user| {
-                        pairs.push(ordered(user, other_user));
+                        report(user, other_user);
                         true
                     });
                 }
@@ -215,7 +234,7 @@ impl BroadPhase {
                     moving_tree.query(aabb, |other, other_user| {
                         // A buffered moving proxy reports this pair itself.
                         if !moved_moving[other as usize] {
-                            pairs.push(ordered(user, other_user));
+                            report(user, other_user);
                         }
                         true
                     });

@@ -240,14 +240,32 @@ impl LocalManifold {
 /// separation (negative: overlap along it). For edge `i` with normal `n_i` through `v_i`,
 /// `s_i = min_j n_i . (w_j - v_i)` over the vertices `w_j` of `polygon_2`; the answer is
 /// `max_i s_i`.
+///
+/// Two boxes (four vertices each, the common case) take a copy of the loop with constant
+/// counts, fully unrolled; the operations and their order are the same, so is the result.
+#[inline(always)]
 fn find_max_separation(polygon_1: &LocalPolygon, polygon_2: &LocalPolygon) -> (usize, f32) {
+    if polygon_1.count == 4 && polygon_2.count == 4 {
+        max_separation_counts(polygon_1, polygon_2, 4, 4)
+    } else {
+        max_separation_counts(polygon_1, polygon_2, polygon_1.count, polygon_2.count)
+    }
+}
+
+#[inline(always)]
+fn max_separation_counts(
+    polygon_1: &LocalPolygon,
+    polygon_2: &LocalPolygon,
+    count_1: usize,
+    count_2: usize,
+) -> (usize, f32) {
     let mut best_edge = 0;
     let mut max_separation = f32::MIN;
-    for i in 0..polygon_1.count {
+    for i in 0..count_1 {
         let n = polygon_1.normals[i];
         let v = polygon_1.vertices[i];
         let mut s = f32::MAX;
-        for &w in &polygon_2.vertices[..polygon_2.count] {
+        for &w in &polygon_2.vertices[..count_2] {
             s = s.min(n.dot(w - v));
         }
         if s > max_separation {
