@@ -13,7 +13,8 @@
 //! with J negated). Sign convention: an impulse `lambda` turns B by `+i_b lambda` and A by
 //! `-ratio i_a lambda`.
 
-use super::{check_order, clamp_increment, inv_or_zero, limit_bias, rigid_softness, BodyPair};
+use super::rows::{Bound, Limit, LimitFields};
+use super::{check_order, inv_or_zero, rigid_softness, BodyPair};
 use crate::physics::body::{Body, BodyKind};
 use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
 use crate::physics::error::{check_finite, PhysicsResult};
@@ -55,29 +56,24 @@ impl AngleJointDef {
         if let Some(offset) = self.offset {
             check_finite("offset", offset)?;
         }
-        check_order(
-            "lower_angle",
-            self.lower_angle,
-            "upper_angle",
-            self.upper_angle,
-        )?;
+        check_order(LIMIT.0, self.lower_angle, LIMIT.1, self.upper_angle)?;
         Ok(())
     }
 }
+
+/// The definition fields of the limits, for error messages.
+const LIMIT: LimitFields = ("lower_angle", "upper_angle");
 
 /// An angle joint.
 #[derive(Clone, Debug)]
 pub struct AngleJoint {
     pub(crate) ratio: f32,
     pub(crate) offset: f32,
-    pub(crate) enable_limit: bool,
-    pub(crate) lower_angle: f32,
-    pub(crate) upper_angle: f32,
+    /// On `C`, radians, with the accumulated impulses of its two rows.
+    pub(crate) limit: Limit,
 
-    // Accumulated impulses: the equality, or the two limits.
+    // Accumulated impulse of the equality (the limits' are in `limit`).
     pub(crate) impulse: f32,
-    pub(crate) lower_impulse: f32,
-    pub(crate) upper_impulse: f32,
 
     // Per step.
     pub(crate) pair: BodyPair,
@@ -92,12 +88,8 @@ impl AngleJoint {
             offset: def
                 .offset
                 .unwrap_or(body_b.angle - def.ratio * body_a.angle),
-            enable_limit: def.enable_limit,
-            lower_angle: def.lower_angle,
-            upper_angle: def.upper_angle,
+            limit: Limit::new(def.enable_limit, def.lower_angle, def.upper_angle),
             impulse: 0.0,
-            lower_impulse: 0.0,
-            upper_impulse: 0.0,
             pair: BodyPair::default(),
             mass: 0.0,
         })
@@ -124,13 +116,10 @@ impl AngleJoint {
         }
     }
     pub fn enable_limit(&mut self, on: bool) {
-        self.enable_limit = on;
+        self.limit.enabled = on;
     }
     pub fn set_limits(&mut self, lower: f32, upper: f32) -> PhysicsResult<()> {
-        check_order("lower_angle", lower, "upper_angle", upper)?;
-        self.lower_angle = lower;
-        self.upper_angle = upper;
-        Ok(())
+        self.limit.set(LIMIT, lower, upper)
     }
     /// Current `C = angle_b - ratio * angle_a - offset`, radians.
     pub fn joint_angle(&self, body_a: &Body, body_b: &Body) -> f32 {
@@ -141,7 +130,7 @@ impl AngleJoint {
         Vec2::ZERO
     }
     pub fn reaction_torque(&self, inv_dt: f32) -> f32 {
-        (self.impulse + self.lower_impulse - self.upper_impulse) * inv_dt
+        self.limit.net_impulse(self.impulse) * inv_dt
     }
     pub fn linear_error(&self, _body_a: &Body, _body_b: &Body) -> f32 {
         0.0
@@ -149,8 +138,8 @@ impl AngleJoint {
     /// `|C|` without limits, the overrun of the limits with them; radians.
     pub fn angular_error(&self, body_a: &Body, body_b: &Body) -> f32 {
         let c = self.joint_angle(body_a, body_b);
-        if self.enable_limit {
-            (self.lower_angle - c).max(c - self.upper_angle).max(0.0)
+        if self.limit.enabled {
+            self.limit.overrun(c)
         } else {
             c.abs()
         }
@@ -158,8 +147,7 @@ impl AngleJoint {
 
     fn zero_impulses(&mut self) {
         self.impulse = 0.0;
-        self.lower_impulse = 0.0;
-        self.upper_impulse = 0.0;
+        self.limit.reset();
     }
 
     /// Turn the bodies by the impulse `lambda` along `J = [0, -ratio, 0, 1]`.
@@ -183,12 +171,10 @@ impl AngleJoint {
         if !ctx.warm_starting() {
             self.zero_impulses();
         }
-        if self.enable_limit {
+        if self.limit.enabled {
             self.impulse = 0.0;
-        } else {
-            self.lower_impulse = 0.0;
-            self.upper_impulse = 0.0;
         }
+        self.limit.prepare();
     }
 
     // ----------------------------------------------------------------------------------
@@ -200,11 +186,7 @@ impl AngleJoint {
             return;
         }
         let (mut a, mut b) = self.pair.load(bodies);
-        self.apply(
-            &mut a,
-            &mut b,
-            self.impulse + self.lower_impulse - self.upper_impulse,
-        );
+        self.apply(&mut a, &mut b, self.limit.net_impulse(self.impulse));
         self.pair.store(bodies, &a, &b);
     }
 
@@ -222,35 +204,16 @@ impl AngleJoint {
         let c = angle_b - self.ratio * angle_a - self.offset;
         let c_dot = b.w - self.ratio * a.w;
 
-        if self.enable_limit {
-            let accumulate = ctx.settings.accumulate_impulses;
-            {
-                let (bias, s) = limit_bias(ctx, use_bias, c - self.lower_angle);
-                let impulse = -s.mass_scale * self.mass * (c_dot + bias)
-                    - s.impulse_scale * self.lower_impulse;
-                let inc = clamp_increment(
-                    &mut self.lower_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                self.apply(&mut a, &mut b, inc);
-            }
-            {
-                let c_dot = -(b.w - self.ratio * a.w);
-                let (bias, s) = limit_bias(ctx, use_bias, self.upper_angle - c);
-                let impulse = -s.mass_scale * self.mass * (c_dot + bias)
-                    - s.impulse_scale * self.upper_impulse;
-                let inc = clamp_increment(
-                    &mut self.upper_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                self.apply(&mut a, &mut b, -inc);
-            }
+        if self.limit.enabled {
+            let inc = self
+                .limit
+                .solve_row(Bound::Lower, ctx, use_bias, self.mass, c, c_dot);
+            self.apply(&mut a, &mut b, inc);
+            let c_dot = -(b.w - self.ratio * a.w);
+            let inc = self
+                .limit
+                .solve_row(Bound::Upper, ctx, use_bias, self.mass, c, c_dot);
+            self.apply(&mut a, &mut b, -inc);
         } else {
             let s = rigid_softness(ctx, use_bias, None);
             let impulse = -s.mass_scale * self.mass * (c_dot + s.bias_rate * c)

@@ -13,9 +13,10 @@
 //! ```
 //! Sign convention: impulses act negatively on A and positively on B along `u` (A to B).
 
+use super::rows::{Bound, Limit, LimitFields};
 use super::{
-    apply_linear, arm, clamp_increment, draw_anchors, inv_or_zero, limit_bias, point_velocity,
-    rigid_softness, spring_softness, BodyPair,
+    apply_linear, arm, draw_anchors, inv_or_zero, point_velocity, rigid_softness, spring_softness,
+    BodyPair,
 };
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
@@ -123,6 +124,9 @@ impl DistanceJointDef {
     }
 }
 
+/// The definition fields of the length range, for error messages.
+const LIMIT: LimitFields = ("min_length", "max_length");
+
 /// A distance joint.
 #[derive(Clone, Debug)]
 pub struct DistanceJoint {
@@ -132,14 +136,11 @@ pub struct DistanceJoint {
     pub(crate) enable_spring: bool,
     pub(crate) hertz: f32,
     pub(crate) damping_ratio: f32,
-    pub(crate) enable_limit: bool,
-    pub(crate) min_length: f32,
-    pub(crate) max_length: f32,
+    /// `[min_length, max_length]`, metres, with the accumulated impulses of its two rows.
+    pub(crate) limit: Limit,
 
-    // Accumulated impulses: rigid or spring, and the two limits.
+    // Accumulated impulse: rigid or spring (the limits' are in `limit`).
     pub(crate) impulse: f32,
-    pub(crate) lower_impulse: f32,
-    pub(crate) upper_impulse: f32,
 
     // Per step.
     pub(crate) pair: BodyPair,
@@ -163,12 +164,8 @@ impl DistanceJoint {
             enable_spring: def.enable_spring,
             hertz: def.hertz,
             damping_ratio: def.damping_ratio,
-            enable_limit: def.enable_limit,
-            min_length: def.min_length,
-            max_length: def.max_length,
+            limit: Limit::new(def.enable_limit, def.min_length, def.max_length),
             impulse: 0.0,
-            lower_impulse: 0.0,
-            upper_impulse: 0.0,
             pair: BodyPair::default(),
             frame_a: Vec2::ZERO,
             frame_b: Vec2::ZERO,
@@ -208,17 +205,14 @@ impl DistanceJoint {
         }
     }
     pub fn enable_limit(&mut self, on: bool) {
-        self.enable_limit = on;
+        self.limit.enabled = on;
     }
     pub fn set_length_range(&mut self, min_length: f32, max_length: f32) -> PhysicsResult<()> {
-        check_non_negative("min_length", min_length)?;
-        super::check_order("min_length", min_length, "max_length", max_length)?;
-        self.min_length = min_length;
-        self.max_length = max_length;
-        Ok(())
+        check_non_negative(LIMIT.0, min_length)?;
+        self.limit.set(LIMIT, min_length, max_length)
     }
     pub fn reaction_force(&self, inv_dt: f32) -> Vec2 {
-        (self.impulse + self.lower_impulse - self.upper_impulse) * self.axis * inv_dt
+        self.limit.net_impulse(self.impulse) * self.axis * inv_dt
     }
     pub fn reaction_torque(&self, _inv_dt: f32) -> f32 {
         0.0
@@ -230,8 +224,8 @@ impl DistanceJoint {
         if self.is_rigid() {
             e = (l - self.length).abs();
         }
-        if self.enable_limit {
-            e = f32::max(e, (self.min_length - l).max(l - self.max_length).max(0.0));
+        if self.limit.enabled {
+            e = f32::max(e, self.limit.overrun(l));
         }
         e
     }
@@ -240,13 +234,12 @@ impl DistanceJoint {
     }
 
     fn is_rigid(&self) -> bool {
-        !self.enable_spring || (self.enable_limit && self.min_length == self.max_length)
+        !self.enable_spring || (self.limit.enabled && self.limit.lower == self.limit.upper)
     }
 
     fn zero_impulses(&mut self) {
         self.impulse = 0.0;
-        self.lower_impulse = 0.0;
-        self.upper_impulse = 0.0;
+        self.limit.reset();
     }
 
     /// Arms, axis and length at the current sub-step.
@@ -279,10 +272,7 @@ impl DistanceJoint {
         if !ctx.warm_starting() {
             self.zero_impulses();
         }
-        if !self.enable_limit {
-            self.lower_impulse = 0.0;
-            self.upper_impulse = 0.0;
-        }
+        self.limit.prepare();
         if !self.is_rigid() && self.hertz == 0.0 {
             self.impulse = 0.0;
         }
@@ -298,7 +288,7 @@ impl DistanceJoint {
         }
         let (mut a, mut b) = self.pair.load(bodies);
         let (r_a, r_b, u, _) = self.rod(&a, &b);
-        let total = self.impulse + self.lower_impulse - self.upper_impulse;
+        let total = self.limit.net_impulse(self.impulse);
         apply_linear(&mut a, &mut b, r_a, r_b, total * u);
         self.pair.store(bodies, &a, &b);
     }
@@ -309,7 +299,6 @@ impl DistanceJoint {
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
         let pair = self.pair;
         let (mut a, mut b) = pair.load(bodies);
-        let accumulate = ctx.settings.accumulate_impulses;
         let (r_a, r_b, u, length) = self.rod(&a, &b);
         let ru_a = cross(r_a, u);
         let ru_b = cross(r_b, u);
@@ -333,33 +322,16 @@ impl DistanceJoint {
             apply_linear(&mut a, &mut b, r_a, r_b, impulse * u);
         }
 
-        if self.enable_limit {
-            {
-                let (bias, s) = limit_bias(ctx, use_bias, length - self.min_length);
-                let impulse = -s.mass_scale * mass * (c_dot(&a, &b) + bias)
-                    - s.impulse_scale * self.lower_impulse;
-                let inc = clamp_increment(
-                    &mut self.lower_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                apply_linear(&mut a, &mut b, r_a, r_b, inc * u);
-            }
-            {
-                let (bias, s) = limit_bias(ctx, use_bias, self.max_length - length);
-                let impulse = -s.mass_scale * mass * (-c_dot(&a, &b) + bias)
-                    - s.impulse_scale * self.upper_impulse;
-                let inc = clamp_increment(
-                    &mut self.upper_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                apply_linear(&mut a, &mut b, r_a, r_b, -inc * u);
-            }
+        if self.limit.enabled {
+            // Lower: C = length - min_length; upper: C = max_length - length (J negated).
+            let inc =
+                self.limit
+                    .solve_row(Bound::Lower, ctx, use_bias, mass, length, c_dot(&a, &b));
+            apply_linear(&mut a, &mut b, r_a, r_b, inc * u);
+            let inc =
+                self.limit
+                    .solve_row(Bound::Upper, ctx, use_bias, mass, length, -c_dot(&a, &b));
+            apply_linear(&mut a, &mut b, r_a, r_b, -inc * u);
         }
 
         pair.store(bodies, &a, &b);
@@ -378,10 +350,10 @@ impl DistanceJoint {
         let p_a = self.anchor_a(body_a);
         let p_b = self.anchor_b(body_b);
         draw_anchors(body_a, body_b, p_a, p_b, draw, flags);
-        if flags.joints && self.enable_limit {
+        if flags.joints && self.limit.enabled {
             let u = (p_b - p_a).normalize_or_zero();
             let perp = Vec2::new(-u.y, u.x);
-            for l in [self.min_length, self.max_length] {
+            for l in [self.limit.lower, self.limit.upper] {
                 if l > 0.0 && l < 1.0e4 {
                     let p = p_a + l * u;
                     draw.draw_segment(p - 0.15 * perp, p + 0.15 * perp, Color::JOINT_LIMIT);

@@ -132,6 +132,11 @@ impl FrictionJoint {
         0.0
     }
 
+    fn zero_impulses(&mut self) {
+        self.linear_impulse = Vec2::ZERO;
+        self.angular_impulse = 0.0;
+    }
+
     // ----------------------------------------------------------------------------------
     // Prepare.
 
@@ -146,8 +151,7 @@ impl FrictionJoint {
         self.frame_a = arm(body_a, self.local_anchor_a);
         self.frame_b = arm(body_b, self.local_anchor_b);
         if !ctx.warm_starting() {
-            self.linear_impulse = Vec2::ZERO;
-            self.angular_impulse = 0.0;
+            self.zero_impulses();
         }
     }
 
@@ -156,16 +160,12 @@ impl FrictionJoint {
 
     pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
         if !ctx.warm_starting() {
-            self.linear_impulse = Vec2::ZERO;
-            self.angular_impulse = 0.0;
+            self.zero_impulses();
             return;
         }
-        let (mut a, mut b) = self.pair.load(bodies);
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        apply_linear(&mut a, &mut b, r_a, r_b, self.linear_impulse);
-        apply_angular(&mut a, &mut b, self.angular_impulse);
-        self.pair.store(bodies, &a, &b);
+        let (linear, angular) = (self.linear_impulse, self.angular_impulse);
+        self.pair
+            .warm_start_point(bodies, self.frame_a, self.frame_b, linear, angular);
     }
 
     // ----------------------------------------------------------------------------------

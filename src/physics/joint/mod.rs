@@ -13,6 +13,7 @@
 //! - [`motor`]: drives B to an offset and angle relative to A.
 //! - [`friction`]: top-down friction.
 //! - [`mouse`]: drags a body point to a target.
+//! - `rows`: the limit and motor rows on a joint coordinate, shared by the joints above.
 //!
 //! Conventions shared by every joint:
 //! - Definitions take **world** anchors and axes (like Box2D v2's `Initialize`); `Joint::new`
@@ -40,6 +41,7 @@ pub mod mouse;
 pub mod prismatic;
 pub mod pulley;
 pub mod revolute;
+mod rows;
 pub mod weld;
 pub mod wheel;
 
@@ -347,23 +349,23 @@ impl Joint {
                 anchor: j.anchor_a(body_a),
                 softness: j.softness,
                 bias_factor: j.bias_factor,
-                enable_limit: j.enable_limit,
-                lower_angle: j.lower_angle,
-                upper_angle: j.upper_angle,
-                enable_motor: j.enable_motor,
-                motor_speed: j.motor_speed,
-                max_motor_torque: j.max_motor_torque,
+                enable_limit: j.limit.enabled,
+                lower_angle: j.limit.lower,
+                upper_angle: j.limit.upper,
+                enable_motor: j.motor.enabled,
+                motor_speed: j.motor.speed,
+                max_motor_torque: j.motor.max,
             }
             .into(),
             JointKind::Prismatic(j) => PrismaticJointDef {
                 anchor: j.anchor_a(body_a),
                 axis: body_a.q.rotate(j.local_axis_a),
-                enable_limit: j.enable_limit,
-                lower_translation: j.lower_translation,
-                upper_translation: j.upper_translation,
-                enable_motor: j.enable_motor,
-                motor_speed: j.motor_speed,
-                max_motor_force: j.max_motor_force,
+                enable_limit: j.limit.enabled,
+                lower_translation: j.limit.lower,
+                upper_translation: j.limit.upper,
+                enable_motor: j.motor.enabled,
+                motor_speed: j.motor.speed,
+                max_motor_force: j.motor.max,
             }
             .into(),
             JointKind::Wheel(j) => WheelJointDef {
@@ -372,12 +374,12 @@ impl Joint {
                 enable_spring: j.enable_spring,
                 hertz: j.hertz,
                 damping_ratio: j.damping_ratio,
-                enable_motor: j.enable_motor,
-                motor_speed: j.motor_speed,
-                max_motor_torque: j.max_motor_torque,
-                enable_limit: j.enable_limit,
-                lower_translation: j.lower_translation,
-                upper_translation: j.upper_translation,
+                enable_motor: j.motor.enabled,
+                motor_speed: j.motor.speed,
+                max_motor_torque: j.motor.max,
+                enable_limit: j.limit.enabled,
+                lower_translation: j.limit.lower,
+                upper_translation: j.limit.upper,
             }
             .into(),
             JointKind::Weld(j) => WeldJointDef {
@@ -391,9 +393,9 @@ impl Joint {
             JointKind::Angle(j) => AngleJointDef {
                 ratio: j.ratio,
                 offset: Some(j.offset),
-                enable_limit: j.enable_limit,
-                lower_angle: j.lower_angle,
-                upper_angle: j.upper_angle,
+                enable_limit: j.limit.enabled,
+                lower_angle: j.limit.lower,
+                upper_angle: j.limit.upper,
             }
             .into(),
             JointKind::Pulley(j) => PulleyJointDef {
@@ -411,9 +413,9 @@ impl Joint {
                 enable_spring: j.enable_spring,
                 hertz: j.hertz,
                 damping_ratio: j.damping_ratio,
-                enable_limit: j.enable_limit,
-                min_length: j.min_length,
-                max_length: j.max_length,
+                enable_limit: j.limit.enabled,
+                min_length: j.limit.lower,
+                max_length: j.limit.upper,
             }
             .into(),
             JointKind::Motor(j) => MotorJointDef {
@@ -473,10 +475,24 @@ impl StateValue for Vec2 {
     }
 }
 
-/// Declares `JointState` (one variant per joint type, fields named like the joint's own)
-/// with `Joint::state`, `Joint::restore_state` and `JointState::bits`.
+/// The place of a `JointState` field in its joint: `j.field`, or `j.path` for a field
+/// declared `field: Type = path` (a value kept in a part such as `limit.lower_impulse`).
+macro_rules! state_place {
+    ($j:ident, $field:ident) => {
+        $j.$field
+    };
+    ($j:ident, $field:ident, $($place:ident).+) => {
+        $j.$($place).+
+    };
+}
+
+/// Declares `JointState` (one variant per joint type, fields named like the joint's own, or
+/// `field: Type = path` where the joint keeps the value in a part) with `Joint::state`,
+/// `Joint::restore_state` and `JointState::bits`.
 macro_rules! joint_states {
-    ($($variant:ident = $type_name:literal { $($field:ident: $ty:ty),* $(,)? }),* $(,)?) => {
+    ($($variant:ident = $type_name:literal {
+        $($field:ident: $ty:ty $(= $($place:ident).+)?),* $(,)?
+    }),* $(,)?) => {
         /// What a joint carries from step to step beyond its definition: the exact local
         /// anchors, axes, reference angles and lengths computed at creation, the motor joint's
         /// offsets, the mouse target, and the accumulated impulses that warm start the next
@@ -510,7 +526,9 @@ macro_rules! joint_states {
             #[doc(hidden)]
             pub fn state(&self) -> JointState {
                 match &self.kind {
-                    $(JointKind::$variant(j) => JointState::$variant { $($field: j.$field),* },)*
+                    $(JointKind::$variant(j) => JointState::$variant {
+                        $($field: state_place!(j, $field $(, $($place).+)?)),*
+                    },)*
                 }
             }
 
@@ -527,7 +545,7 @@ macro_rules! joint_states {
                                 ));
                             }
                         )*
-                        $(j.$field = *$field;)*
+                        $(state_place!(j, $field $(, $($place).+)?) = *$field;)*
                         Ok(())
                     })*
                     (kind, state) => Err(PhysicsError::new(
@@ -550,9 +568,9 @@ joint_states! {
         local_anchor_b: Vec2,
         reference_angle: f32,
         linear_impulse: Vec2,
-        motor_impulse: f32,
-        lower_impulse: f32,
-        upper_impulse: f32,
+        motor_impulse: f32 = motor.impulse,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
     },
     Prismatic = "prismatic" {
         local_anchor_a: Vec2,
@@ -560,9 +578,9 @@ joint_states! {
         local_axis_a: Vec2,
         reference_angle: f32,
         impulse: Vec2,
-        motor_impulse: f32,
-        lower_impulse: f32,
-        upper_impulse: f32,
+        motor_impulse: f32 = motor.impulse,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
     },
     Wheel = "wheel" {
         local_anchor_a: Vec2,
@@ -570,9 +588,9 @@ joint_states! {
         local_axis_a: Vec2,
         perp_impulse: f32,
         spring_impulse: f32,
-        motor_impulse: f32,
-        lower_impulse: f32,
-        upper_impulse: f32,
+        motor_impulse: f32 = motor.impulse,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
     },
     Weld = "weld" {
         local_anchor_a: Vec2,
@@ -584,8 +602,8 @@ joint_states! {
     Angle = "angle" {
         offset: f32,
         impulse: f32,
-        lower_impulse: f32,
-        upper_impulse: f32,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
     },
     Pulley = "pulley" {
         local_anchor_a: Vec2,
@@ -600,8 +618,8 @@ joint_states! {
         local_anchor_b: Vec2,
         length: f32,
         impulse: f32,
-        lower_impulse: f32,
-        upper_impulse: f32,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
     },
     Motor = "motor" {
         linear_offset: Vec2,
@@ -715,6 +733,116 @@ impl BodyPair {
         let k12 = -self.i_a * r_a.x * r_a.y - self.i_b * r_b.x * r_b.y;
         let k22 = m + self.i_a * r_a.x * r_a.x + self.i_b * r_b.x * r_b.x;
         (k11, k12, k22)
+    }
+
+    /// Warm start a point block and an angular row (revolute, weld, motor, friction joints):
+    /// the accumulated `linear` impulse at the arms (`frame_a`, `frame_b` turned by the
+    /// sub-step rotations), then the `angular` one.
+    pub fn warm_start_point(
+        &self,
+        bodies: &mut [SolverBody],
+        frame_a: Vec2,
+        frame_b: Vec2,
+        linear: Vec2,
+        angular: f32,
+    ) {
+        let (mut a, mut b) = self.load(bodies);
+        let r_a = a.dq.rotate(frame_a);
+        let r_b = b.dq.rotate(frame_b);
+        apply_linear(&mut a, &mut b, r_a, r_b, linear);
+        apply_angular(&mut a, &mut b, angular);
+        self.store(bodies, &a, &b);
+    }
+}
+
+/// The geometry of a slide (prismatic and wheel joints) at the current sub-step: the arms,
+/// `d = (c_b + r_b) - (c_a + r_a)` and the axis fixed in A with `perp = skew(axis)`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slide {
+    pub pair: BodyPair,
+    pub r_a: Vec2,
+    pub r_b: Vec2,
+    pub d: Vec2,
+    pub axis: Vec2,
+    pub perp: Vec2,
+}
+
+impl Slide {
+    /// From the arms and axis at step start (`frame_a`, `frame_b`, `axis_a`, world axes)
+    /// turned by the sub-step rotations.
+    #[inline]
+    pub fn new(
+        pair: &BodyPair,
+        frame_a: Vec2,
+        frame_b: Vec2,
+        axis_a: Vec2,
+        a: &SolverBody,
+        b: &SolverBody,
+    ) -> Slide {
+        let r_a = a.dq.rotate(frame_a);
+        let r_b = b.dq.rotate(frame_b);
+        let d = pair.separation(a, b, r_a, r_b);
+        let axis = a.dq.rotate(axis_a);
+        Slide {
+            pair: *pair,
+            r_a,
+            r_b,
+            d,
+            axis,
+            perp: Vec2::new(-axis.y, axis.x),
+        }
+    }
+
+    /// The line row along `dir` (`axis` or `perp`):
+    /// `J = [-dir, -s_a, dir, s_b]`, `s_a = (d + r_a) x dir`, `s_b = r_b x dir`,
+    /// `K = m_a + m_b + i_a s_a^2 + i_b s_b^2`.
+    #[inline]
+    pub fn row(&self, dir: Vec2) -> LineRow {
+        let s_a = cross(self.d + self.r_a, dir);
+        let s_b = cross(self.r_b, dir);
+        let p = &self.pair;
+        LineRow {
+            dir,
+            s_a,
+            s_b,
+            k: p.m_a + p.m_b + p.i_a * s_a * s_a + p.i_b * s_b * s_b,
+        }
+    }
+
+    /// Warm start the two line rows: `axial` along the axis, then `perp` across it.
+    #[inline]
+    pub fn warm_start(&self, a: &mut SolverBody, b: &mut SolverBody, axial: f32, perp: f32) {
+        self.row(self.axis).apply(a, b, axial);
+        self.row(self.perp).apply(a, b, perp);
+    }
+}
+
+/// One line row `J = [-dir, -s_a, dir, s_b]` of a [`Slide`], with its `K`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LineRow {
+    pub dir: Vec2,
+    pub s_a: f32,
+    pub s_b: f32,
+    pub k: f32,
+}
+
+impl LineRow {
+    /// `K^-1` (0 when nothing can move along the row).
+    #[inline]
+    pub fn mass(&self) -> f32 {
+        inv_or_zero(self.k)
+    }
+
+    /// `Cdot = dir . (v_b - v_a) + s_b w_b - s_a w_a`.
+    #[inline]
+    pub fn c_dot(&self, a: &SolverBody, b: &SolverBody) -> f32 {
+        self.dir.dot(b.v - a.v) + self.s_b * b.w - self.s_a * a.w
+    }
+
+    /// Apply the impulse `lambda` along the row.
+    #[inline]
+    pub fn apply(&self, a: &mut SolverBody, b: &mut SolverBody, lambda: f32) {
+        apply_axial(a, b, self.dir, self.s_a, self.s_b, lambda);
     }
 }
 

@@ -174,6 +174,11 @@ impl MotorJoint {
         (body_b.angle - body_a.angle - self.angular_offset).abs()
     }
 
+    fn zero_impulses(&mut self) {
+        self.linear_impulse = Vec2::ZERO;
+        self.angular_impulse = 0.0;
+    }
+
     // ----------------------------------------------------------------------------------
     // Prepare.
 
@@ -188,8 +193,7 @@ impl MotorJoint {
         self.frame_a = arm(body_a, self.linear_offset);
         self.frame_b = arm(body_b, Vec2::ZERO);
         if !ctx.warm_starting() {
-            self.linear_impulse = Vec2::ZERO;
-            self.angular_impulse = 0.0;
+            self.zero_impulses();
         }
     }
 
@@ -198,16 +202,12 @@ impl MotorJoint {
 
     pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
         if !ctx.warm_starting() {
-            self.linear_impulse = Vec2::ZERO;
-            self.angular_impulse = 0.0;
+            self.zero_impulses();
             return;
         }
-        let (mut a, mut b) = self.pair.load(bodies);
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        apply_linear(&mut a, &mut b, r_a, r_b, self.linear_impulse);
-        apply_angular(&mut a, &mut b, self.angular_impulse);
-        self.pair.store(bodies, &a, &b);
+        let (linear, angular) = (self.linear_impulse, self.angular_impulse);
+        self.pair
+            .warm_start_point(bodies, self.frame_a, self.frame_b, linear, angular);
     }
 
     // ----------------------------------------------------------------------------------

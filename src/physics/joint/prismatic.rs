@@ -18,14 +18,15 @@
 //! ```
 //! Sign convention: impulses act negatively on A and positively on B.
 
+use super::rows::{Limit, LimitFields, Motor};
 use super::{
-    apply_axial, arm, check_order, clamp_increment, draw_anchors, inv_or_zero, limit_bias,
-    rigid_softness, solve22, unit_axis, BodyPair,
+    apply_angular, arm, check_order, draw_anchors, rigid_softness, solve22, unit_axis, BodyPair,
+    Slide,
 };
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative, PhysicsResult};
-use crate::physics::math::{cross, Vec2};
+use crate::physics::math::Vec2;
 use crate::physics::solver::{SolverBody, StepContext};
 
 /// Definition of a prismatic joint.
@@ -78,9 +79,9 @@ impl PrismaticJointDef {
         check_finite_vec("anchor", self.anchor)?;
         unit_axis("axis", self.axis)?;
         check_order(
-            "lower_translation",
+            LIMIT.0,
             self.lower_translation,
-            "upper_translation",
+            LIMIT.1,
             self.upper_translation,
         )?;
         check_finite("motor_speed", self.motor_speed)?;
@@ -88,6 +89,9 @@ impl PrismaticJointDef {
         Ok(())
     }
 }
+
+/// The definition fields of the limits, for error messages.
+const LIMIT: LimitFields = ("lower_translation", "upper_translation");
 
 /// A prismatic joint.
 #[derive(Clone, Debug)]
@@ -97,33 +101,19 @@ pub struct PrismaticJoint {
     /// Unit axis in A's frame.
     pub(crate) local_axis_a: Vec2,
     pub(crate) reference_angle: f32,
-    pub(crate) enable_limit: bool,
-    pub(crate) lower_translation: f32,
-    pub(crate) upper_translation: f32,
-    pub(crate) enable_motor: bool,
-    pub(crate) motor_speed: f32,
-    pub(crate) max_motor_force: f32,
+    /// On the translation, metres, with its accumulated impulses.
+    pub(crate) limit: Limit,
+    /// Along the axis, m/s and N, with its accumulated impulse.
+    pub(crate) motor: Motor,
 
-    // Accumulated impulses: (perpendicular, angular), motor, limits.
+    // Accumulated impulse of the line + angle block: (perpendicular, angular).
     pub(crate) impulse: Vec2,
-    pub(crate) motor_impulse: f32,
-    pub(crate) lower_impulse: f32,
-    pub(crate) upper_impulse: f32,
 
     // Per step.
     pub(crate) pair: BodyPair,
     pub(crate) frame_a: Vec2,
     pub(crate) frame_b: Vec2,
     pub(crate) axis_a: Vec2,
-}
-
-/// The geometry of the slide at the current sub-step.
-struct Slide {
-    r_a: Vec2,
-    r_b: Vec2,
-    d: Vec2,
-    axis: Vec2,
-    perp: Vec2,
 }
 
 impl PrismaticJoint {
@@ -139,16 +129,13 @@ impl PrismaticJoint {
             local_anchor_b: body_b.local_point(def.anchor),
             local_axis_a: body_a.q.inv_rotate(axis),
             reference_angle: body_b.angle - body_a.angle,
-            enable_limit: def.enable_limit,
-            lower_translation: def.lower_translation,
-            upper_translation: def.upper_translation,
-            enable_motor: def.enable_motor,
-            motor_speed: def.motor_speed,
-            max_motor_force: def.max_motor_force,
+            limit: Limit::new(
+                def.enable_limit,
+                def.lower_translation,
+                def.upper_translation,
+            ),
+            motor: Motor::new(def.enable_motor, def.motor_speed, def.max_motor_force),
             impulse: Vec2::ZERO,
-            motor_impulse: 0.0,
-            lower_impulse: 0.0,
-            upper_impulse: 0.0,
             pair: BodyPair::default(),
             frame_a: Vec2::ZERO,
             frame_b: Vec2::ZERO,
@@ -175,45 +162,38 @@ impl PrismaticJoint {
             .dot(self.anchor_b(body_b) - self.anchor_a(body_a))
     }
     pub fn is_limit_enabled(&self) -> bool {
-        self.enable_limit
+        self.limit.enabled
     }
     pub fn enable_limit(&mut self, on: bool) {
-        self.enable_limit = on;
+        self.limit.enabled = on;
     }
     pub fn limits(&self) -> (f32, f32) {
-        (self.lower_translation, self.upper_translation)
+        self.limit.bounds()
     }
     pub fn set_limits(&mut self, lower: f32, upper: f32) -> PhysicsResult<()> {
-        check_order("lower_translation", lower, "upper_translation", upper)?;
-        self.lower_translation = lower;
-        self.upper_translation = upper;
-        Ok(())
+        self.limit.set(LIMIT, lower, upper)
     }
     pub fn is_motor_enabled(&self) -> bool {
-        self.enable_motor
+        self.motor.enabled
     }
     pub fn enable_motor(&mut self, on: bool) {
-        self.enable_motor = on;
+        self.motor.enabled = on;
     }
     pub fn motor_speed(&self) -> f32 {
-        self.motor_speed
+        self.motor.speed
     }
     pub fn set_motor_speed(&mut self, speed: f32) {
-        if speed.is_finite() {
-            self.motor_speed = speed;
-        }
+        self.motor.set_speed(speed);
     }
     pub fn set_max_motor_force(&mut self, force: f32) {
-        if force.is_finite() && force >= 0.0 {
-            self.max_motor_force = force;
-        }
+        self.motor.set_max(force);
     }
     pub fn motor_force(&self, inv_dt: f32) -> f32 {
-        self.motor_impulse * inv_dt
+        self.motor.impulse * inv_dt
     }
     pub fn reaction_force(&self, inv_dt: f32) -> Vec2 {
         let perp = Vec2::new(-self.axis_a.y, self.axis_a.x);
-        let axial = self.motor_impulse + self.lower_impulse - self.upper_impulse;
+        let axial = self.limit.net_impulse(self.motor.impulse);
         (self.impulse.x * perp + axial * self.axis_a) * inv_dt
     }
     pub fn reaction_torque(&self, inv_dt: f32) -> f32 {
@@ -225,11 +205,8 @@ impl PrismaticJoint {
         let d = self.anchor_b(body_b) - self.anchor_a(body_a);
         let perp = Vec2::new(-axis.y, axis.x);
         let mut e = perp.dot(d).abs();
-        if self.enable_limit {
-            let t = axis.dot(d);
-            e += (self.lower_translation - t)
-                .max(t - self.upper_translation)
-                .max(0.0);
+        if self.limit.enabled {
+            e += self.limit.overrun(axis.dot(d));
         }
         e
     }
@@ -240,23 +217,13 @@ impl PrismaticJoint {
 
     fn zero_impulses(&mut self) {
         self.impulse = Vec2::ZERO;
-        self.motor_impulse = 0.0;
-        self.lower_impulse = 0.0;
-        self.upper_impulse = 0.0;
+        self.motor.impulse = 0.0;
+        self.limit.reset();
     }
 
+    /// Arms, separation and axis at the current sub-step.
     fn slide(&self, a: &SolverBody, b: &SolverBody) -> Slide {
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        let d = self.pair.separation(a, b, r_a, r_b);
-        let axis = a.dq.rotate(self.axis_a);
-        Slide {
-            r_a,
-            r_b,
-            d,
-            axis,
-            perp: Vec2::new(-axis.y, axis.x),
-        }
+        Slide::new(&self.pair, self.frame_a, self.frame_b, self.axis_a, a, b)
     }
 
     // ----------------------------------------------------------------------------------
@@ -276,13 +243,8 @@ impl PrismaticJoint {
         if !ctx.warm_starting() {
             self.zero_impulses();
         }
-        if !self.enable_limit {
-            self.lower_impulse = 0.0;
-            self.upper_impulse = 0.0;
-        }
-        if !self.enable_motor {
-            self.motor_impulse = 0.0;
-        }
+        self.limit.prepare();
+        self.motor.prepare();
     }
 
     // ----------------------------------------------------------------------------------
@@ -295,15 +257,9 @@ impl PrismaticJoint {
         }
         let (mut a, mut b) = self.pair.load(bodies);
         let g = self.slide(&a, &b);
-        let axial = self.motor_impulse + self.lower_impulse - self.upper_impulse;
-        let a_a = cross(g.d + g.r_a, g.axis);
-        let a_b = cross(g.r_b, g.axis);
-        let s_a = cross(g.d + g.r_a, g.perp);
-        let s_b = cross(g.r_b, g.perp);
-        apply_axial(&mut a, &mut b, g.axis, a_a, a_b, axial);
-        apply_axial(&mut a, &mut b, g.perp, s_a, s_b, self.impulse.x);
-        a.w -= a.inv_inertia * self.impulse.y;
-        b.w += b.inv_inertia * self.impulse.y;
+        let axial = self.limit.net_impulse(self.motor.impulse);
+        g.warm_start(&mut a, &mut b, axial, self.impulse.x);
+        apply_angular(&mut a, &mut b, self.impulse.y);
         self.pair.store(bodies, &a, &b);
     }
 
@@ -313,67 +269,32 @@ impl PrismaticJoint {
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
         let pair = self.pair;
         let (mut a, mut b) = pair.load(bodies);
-        let accumulate = ctx.settings.accumulate_impulses;
         let g = self.slide(&a, &b);
-        let (m_a, m_b, i_a, i_b) = (pair.m_a, pair.m_b, pair.i_a, pair.i_b);
+        let (i_a, i_b) = (pair.i_a, pair.i_b);
 
         // Axial rows share one Jacobian.
-        let a_a = cross(g.d + g.r_a, g.axis);
-        let a_b = cross(g.r_b, g.axis);
-        let axial_mass = inv_or_zero(m_a + m_b + i_a * a_a * a_a + i_b * a_b * a_b);
-        let axial_c_dot =
-            |a: &SolverBody, b: &SolverBody| g.axis.dot(b.v - a.v) + a_b * b.w - a_a * a.w;
+        let axial = g.row(g.axis);
+        let axial_mass = axial.mass();
 
         if !ctx.position_pass {
-            // Motor.
-            if self.enable_motor {
-                let c_dot = axial_c_dot(&a, &b) - self.motor_speed;
-                let impulse = -axial_mass * c_dot;
-                let max = self.max_motor_force * ctx.dt;
-                let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
-                apply_axial(&mut a, &mut b, g.axis, a_a, a_b, inc);
+            // Motor: Cdot = axis . (v_b - v_a) + a_b w_b - a_a w_a - motor_speed.
+            if self.motor.enabled {
+                let inc = self.motor.solve(ctx, axial_mass, axial.c_dot(&a, &b));
+                axial.apply(&mut a, &mut b, inc);
             }
         }
         // Limits.
-        if self.enable_limit {
+        if self.limit.enabled {
             let translation = g.axis.dot(g.d);
-            {
-                let c = translation - self.lower_translation;
-                let (bias, s) = limit_bias(ctx, use_bias, c);
-                let c_dot = axial_c_dot(&a, &b);
-                let impulse = -s.mass_scale * axial_mass * (c_dot + bias)
-                    - s.impulse_scale * self.lower_impulse;
-                let inc = clamp_increment(
-                    &mut self.lower_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                apply_axial(&mut a, &mut b, g.axis, a_a, a_b, inc);
-            }
-            {
-                let c = self.upper_translation - translation;
-                let (bias, s) = limit_bias(ctx, use_bias, c);
-                let c_dot = -axial_c_dot(&a, &b);
-                let impulse = -s.mass_scale * axial_mass * (c_dot + bias)
-                    - s.impulse_scale * self.upper_impulse;
-                let inc = clamp_increment(
-                    &mut self.upper_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                apply_axial(&mut a, &mut b, g.axis, a_a, a_b, -inc);
-            }
+            self.limit
+                .solve_line(ctx, use_bias, translation, &axial, &mut a, &mut b);
         }
 
         // Line + angle block.
         {
-            let s_a = cross(g.d + g.r_a, g.perp);
-            let s_b = cross(g.r_b, g.perp);
-            let k11 = m_a + m_b + i_a * s_a * s_a + i_b * s_b * s_b;
+            let line = g.row(g.perp);
+            let (s_a, s_b) = (line.s_a, line.s_b);
+            let k11 = line.k;
             let k12 = i_a * s_a + i_b * s_b;
             let mut k22 = i_a + i_b;
             if k22 == 0.0 {
@@ -385,13 +306,12 @@ impl PrismaticJoint {
                 g.perp.dot(g.d),
                 pair.relative_angle(&a, &b) - self.reference_angle,
             );
-            let c_dot = Vec2::new(g.perp.dot(b.v - a.v) + s_b * b.w - s_a * a.w, b.w - a.w);
+            let c_dot = Vec2::new(line.c_dot(&a, &b), b.w - a.w);
             let impulse = -soft.mass_scale * solve22((k11, k12, k22), c_dot + soft.bias_rate * c)
                 - soft.impulse_scale * self.impulse;
             self.impulse += impulse;
-            apply_axial(&mut a, &mut b, g.perp, s_a, s_b, impulse.x);
-            a.w -= a.inv_inertia * impulse.y;
-            b.w += b.inv_inertia * impulse.y;
+            line.apply(&mut a, &mut b, impulse.x);
+            apply_angular(&mut a, &mut b, impulse.y);
         }
 
         pair.store(bodies, &a, &b);
@@ -413,9 +333,9 @@ impl PrismaticJoint {
         if flags.joints {
             let axis = self.axis(body_a);
             let perp = Vec2::new(-axis.y, axis.x);
-            if self.enable_limit {
-                let lower = p_a + self.lower_translation * axis;
-                let upper = p_a + self.upper_translation * axis;
+            if self.limit.enabled {
+                let lower = p_a + self.limit.lower * axis;
+                let upper = p_a + self.limit.upper * axis;
                 draw.draw_segment(lower, upper, Color::JOINT);
                 draw.draw_segment(lower - 0.25 * perp, lower + 0.25 * perp, Color::JOINT_LIMIT);
                 draw.draw_segment(upper - 0.25 * perp, upper + 0.25 * perp, Color::JOINT_LIMIT);

@@ -22,9 +22,10 @@
 //! ```
 //! Sign convention: impulses act negatively on A and positively on B.
 
+use super::rows::{Bound, Limit, LimitFields, Motor};
 use super::{
-    apply_angular, apply_linear, arm, check_order, clamp_increment, draw_anchors, limit_bias,
-    point_velocity, rigid_softness, solve22, BodyPair,
+    apply_angular, apply_linear, arm, check_order, draw_anchors, point_velocity, rigid_softness,
+    solve22, BodyPair,
 };
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
@@ -96,17 +97,15 @@ impl RevoluteJointDef {
                 ));
             }
         }
-        check_order(
-            "lower_angle",
-            self.lower_angle,
-            "upper_angle",
-            self.upper_angle,
-        )?;
+        check_order(LIMIT.0, self.lower_angle, LIMIT.1, self.upper_angle)?;
         check_finite("motor_speed", self.motor_speed)?;
         check_non_negative("max_motor_torque", self.max_motor_torque)?;
         Ok(())
     }
 }
+
+/// The definition fields of the limits, for error messages.
+const LIMIT: LimitFields = ("lower_angle", "upper_angle");
 
 /// A revolute joint.
 #[derive(Clone, Debug)]
@@ -116,18 +115,13 @@ pub struct RevoluteJoint {
     pub(crate) reference_angle: f32,
     pub(crate) softness: f32,
     pub(crate) bias_factor: Option<f32>,
-    pub(crate) enable_limit: bool,
-    pub(crate) lower_angle: f32,
-    pub(crate) upper_angle: f32,
-    pub(crate) enable_motor: bool,
-    pub(crate) motor_speed: f32,
-    pub(crate) max_motor_torque: f32,
+    /// On the joint angle, radians, with its accumulated impulses.
+    pub(crate) limit: Limit,
+    /// On the relative angular speed, rad/s and N m, with its accumulated impulse.
+    pub(crate) motor: Motor,
 
-    // Accumulated impulses (kept across steps for warm starting).
+    // Accumulated impulse of the point (kept across steps for warm starting).
     pub(crate) linear_impulse: Vec2,
-    pub(crate) motor_impulse: f32,
-    pub(crate) lower_impulse: f32,
-    pub(crate) upper_impulse: f32,
 
     // Per step.
     pub(crate) pair: BodyPair,
@@ -145,16 +139,9 @@ impl RevoluteJoint {
             reference_angle: body_b.angle - body_a.angle,
             softness: def.softness,
             bias_factor: def.bias_factor,
-            enable_limit: def.enable_limit,
-            lower_angle: def.lower_angle,
-            upper_angle: def.upper_angle,
-            enable_motor: def.enable_motor,
-            motor_speed: def.motor_speed,
-            max_motor_torque: def.max_motor_torque,
+            limit: Limit::new(def.enable_limit, def.lower_angle, def.upper_angle),
+            motor: Motor::new(def.enable_motor, def.motor_speed, def.max_motor_torque),
             linear_impulse: Vec2::ZERO,
-            motor_impulse: 0.0,
-            lower_impulse: 0.0,
-            upper_impulse: 0.0,
             pair: BodyPair::default(),
             frame_a: Vec2::ZERO,
             frame_b: Vec2::ZERO,
@@ -200,52 +187,45 @@ impl RevoluteJoint {
         self.bias_factor = bias_factor.filter(|b| (0.0..=1.0).contains(b));
     }
     pub fn is_limit_enabled(&self) -> bool {
-        self.enable_limit
+        self.limit.enabled
     }
     pub fn enable_limit(&mut self, on: bool) {
-        self.enable_limit = on;
+        self.limit.enabled = on;
     }
     pub fn limits(&self) -> (f32, f32) {
-        (self.lower_angle, self.upper_angle)
+        self.limit.bounds()
     }
     /// Set the limits, radians. Refused (with the field named) when `lower > upper`.
     pub fn set_limits(&mut self, lower: f32, upper: f32) -> PhysicsResult<()> {
-        check_order("lower_angle", lower, "upper_angle", upper)?;
-        self.lower_angle = lower;
-        self.upper_angle = upper;
-        Ok(())
+        self.limit.set(LIMIT, lower, upper)
     }
     pub fn is_motor_enabled(&self) -> bool {
-        self.enable_motor
+        self.motor.enabled
     }
     pub fn enable_motor(&mut self, on: bool) {
-        self.enable_motor = on;
+        self.motor.enabled = on;
     }
     pub fn motor_speed(&self) -> f32 {
-        self.motor_speed
+        self.motor.speed
     }
     pub fn set_motor_speed(&mut self, speed: f32) {
-        if speed.is_finite() {
-            self.motor_speed = speed;
-        }
+        self.motor.set_speed(speed);
     }
     pub fn max_motor_torque(&self) -> f32 {
-        self.max_motor_torque
+        self.motor.max
     }
     pub fn set_max_motor_torque(&mut self, torque: f32) {
-        if torque.is_finite() && torque >= 0.0 {
-            self.max_motor_torque = torque;
-        }
+        self.motor.set_max(torque);
     }
     /// Motor torque of the last step, N m (`inv_dt` as in `Joint::reaction_force`).
     pub fn motor_torque(&self, inv_dt: f32) -> f32 {
-        self.motor_impulse * inv_dt
+        self.motor.impulse * inv_dt
     }
     pub fn reaction_force(&self, inv_dt: f32) -> Vec2 {
         self.linear_impulse * inv_dt
     }
     pub fn reaction_torque(&self, inv_dt: f32) -> f32 {
-        (self.motor_impulse + self.lower_impulse - self.upper_impulse) * inv_dt
+        self.limit.net_impulse(self.motor.impulse) * inv_dt
     }
     /// Distance between the two anchors, metres.
     pub fn linear_error(&self, body_a: &Body, body_b: &Body) -> f32 {
@@ -253,20 +233,16 @@ impl RevoluteJoint {
     }
     /// How far the angle is outside the limits, radians (0 without limits).
     pub fn angular_error(&self, body_a: &Body, body_b: &Body) -> f32 {
-        if !self.enable_limit {
+        if !self.limit.enabled {
             return 0.0;
         }
-        let angle = self.joint_angle(body_a, body_b);
-        (self.lower_angle - angle)
-            .max(angle - self.upper_angle)
-            .max(0.0)
+        self.limit.overrun(self.joint_angle(body_a, body_b))
     }
 
     fn zero_impulses(&mut self) {
         self.linear_impulse = Vec2::ZERO;
-        self.motor_impulse = 0.0;
-        self.lower_impulse = 0.0;
-        self.upper_impulse = 0.0;
+        self.motor.impulse = 0.0;
+        self.limit.reset();
     }
 
     // ----------------------------------------------------------------------------------
@@ -286,13 +262,8 @@ impl RevoluteJoint {
         if !ctx.warm_starting() {
             self.zero_impulses();
         }
-        if !self.enable_limit {
-            self.lower_impulse = 0.0;
-            self.upper_impulse = 0.0;
-        }
-        if !self.enable_motor {
-            self.motor_impulse = 0.0;
-        }
+        self.limit.prepare();
+        self.motor.prepare();
     }
 
     // ----------------------------------------------------------------------------------
@@ -303,13 +274,10 @@ impl RevoluteJoint {
             self.zero_impulses();
             return;
         }
-        let (mut a, mut b) = self.pair.load(bodies);
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        let axial = self.motor_impulse + self.lower_impulse - self.upper_impulse;
-        apply_linear(&mut a, &mut b, r_a, r_b, self.linear_impulse);
-        apply_angular(&mut a, &mut b, axial);
-        self.pair.store(bodies, &a, &b);
+        let linear = self.linear_impulse;
+        let axial = self.limit.net_impulse(self.motor.impulse);
+        self.pair
+            .warm_start_point(bodies, self.frame_a, self.frame_b, linear, axial);
     }
 
     // ----------------------------------------------------------------------------------
@@ -318,53 +286,28 @@ impl RevoluteJoint {
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
         let pair = self.pair;
         let (mut a, mut b) = pair.load(bodies);
-        let accumulate = ctx.settings.accumulate_impulses;
+        let mass = self.axial_mass;
 
         if !ctx.position_pass {
-            // Motor.
-            if self.enable_motor && self.axial_mass > 0.0 {
-                let c_dot = b.w - a.w - self.motor_speed;
-                let impulse = -self.axial_mass * c_dot;
-                let max = self.max_motor_torque * ctx.dt;
-                let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
+            // Motor: Cdot = w_b - w_a - motor_speed.
+            if self.motor.enabled && mass > 0.0 {
+                let inc = self.motor.solve(ctx, mass, b.w - a.w);
                 apply_angular(&mut a, &mut b, inc);
             }
         }
         // Limits.
-        if self.enable_limit && self.axial_mass > 0.0 {
+        if self.limit.enabled && mass > 0.0 {
             let angle = pair.relative_angle(&a, &b) - self.reference_angle;
-            // Lower: C = angle - lower.
-            {
-                let c = angle - self.lower_angle;
-                let (bias, s) = limit_bias(ctx, use_bias, c);
-                let c_dot = b.w - a.w;
-                let impulse = -s.mass_scale * self.axial_mass * (c_dot + bias)
-                    - s.impulse_scale * self.lower_impulse;
-                let inc = clamp_increment(
-                    &mut self.lower_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                apply_angular(&mut a, &mut b, inc);
-            }
-            // Upper: C = upper - angle (signs flipped).
-            {
-                let c = self.upper_angle - angle;
-                let (bias, s) = limit_bias(ctx, use_bias, c);
-                let c_dot = a.w - b.w;
-                let impulse = -s.mass_scale * self.axial_mass * (c_dot + bias)
-                    - s.impulse_scale * self.upper_impulse;
-                let inc = clamp_increment(
-                    &mut self.upper_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                apply_angular(&mut a, &mut b, -inc);
-            }
+            // Lower: C = angle - lower, Cdot = w_b - w_a.
+            let inc = self
+                .limit
+                .solve_row(Bound::Lower, ctx, use_bias, mass, angle, b.w - a.w);
+            apply_angular(&mut a, &mut b, inc);
+            // Upper: C = upper - angle, Cdot = w_a - w_b (signs flipped).
+            let inc = self
+                .limit
+                .solve_row(Bound::Upper, ctx, use_bias, mass, angle, a.w - b.w);
+            apply_angular(&mut a, &mut b, -inc);
         }
 
         // Point. A Box2D-Lite soft joint (own softness or bias factor) corrects its drift in
@@ -412,11 +355,11 @@ impl RevoluteJoint {
         let p_a = self.anchor_a(body_a);
         let p_b = self.anchor_b(body_b);
         draw_anchors(body_a, body_b, p_a, p_b, draw, flags);
-        if flags.joints && self.enable_limit {
+        if flags.joints && self.limit.enabled {
             // Two rays from the pin at the limit angles, in A's frame, and B's current one.
             const LENGTH: f32 = 0.5;
             let base = body_a.angle + self.reference_angle;
-            for limit in [self.lower_angle, self.upper_angle] {
+            for limit in [self.limit.lower, self.limit.upper] {
                 let dir = Rot::from_angle(base + limit).x_axis();
                 draw.draw_segment(p_b, p_b + LENGTH * dir, Color::JOINT_LIMIT);
             }
@@ -448,7 +391,7 @@ pub(crate) struct RevoluteRow {
 impl RevoluteRow {
     /// The row of a prepared joint, when the joint is a free pin (else `None`).
     pub(crate) fn of(joint: &RevoluteJoint, slot: usize) -> Option<RevoluteRow> {
-        if joint.enable_limit || joint.enable_motor {
+        if joint.limit.enabled || joint.motor.enabled {
             return None;
         }
         let pair = joint.pair;

@@ -17,14 +17,15 @@
 //! ```
 //! Sign convention: impulses act negatively on A and positively on B.
 
+use super::rows::{Limit, LimitFields, Motor};
 use super::{
-    apply_angular, apply_axial, arm, check_order, clamp_increment, draw_anchors, inv_or_zero,
-    limit_bias, rigid_softness, spring_softness, unit_axis, BodyPair,
+    apply_angular, arm, check_order, draw_anchors, rigid_softness, spring_softness, unit_axis,
+    BodyPair, Slide,
 };
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative, PhysicsResult};
-use crate::physics::math::{cross, Vec2};
+use crate::physics::math::Vec2;
 use crate::physics::solver::{SolverBody, StepContext};
 
 /// Definition of a wheel joint.
@@ -89,14 +90,17 @@ impl WheelJointDef {
         check_finite("motor_speed", self.motor_speed)?;
         check_non_negative("max_motor_torque", self.max_motor_torque)?;
         check_order(
-            "lower_translation",
+            LIMIT.0,
             self.lower_translation,
-            "upper_translation",
+            LIMIT.1,
             self.upper_translation,
         )?;
         Ok(())
     }
 }
+
+/// The definition fields of the limits, for error messages.
+const LIMIT: LimitFields = ("lower_translation", "upper_translation");
 
 /// A wheel joint.
 #[derive(Clone, Debug)]
@@ -107,19 +111,14 @@ pub struct WheelJoint {
     pub(crate) enable_spring: bool,
     pub(crate) hertz: f32,
     pub(crate) damping_ratio: f32,
-    pub(crate) enable_motor: bool,
-    pub(crate) motor_speed: f32,
-    pub(crate) max_motor_torque: f32,
-    pub(crate) enable_limit: bool,
-    pub(crate) lower_translation: f32,
-    pub(crate) upper_translation: f32,
+    /// On the rotation, rad/s and N m, with its accumulated impulse.
+    pub(crate) motor: Motor,
+    /// On the translation, metres, with its accumulated impulses.
+    pub(crate) limit: Limit,
 
-    // Accumulated impulses.
+    // Accumulated impulses of the line and the spring.
     pub(crate) perp_impulse: f32,
     pub(crate) spring_impulse: f32,
-    pub(crate) motor_impulse: f32,
-    pub(crate) lower_impulse: f32,
-    pub(crate) upper_impulse: f32,
 
     // Per step.
     pub(crate) pair: BodyPair,
@@ -140,17 +139,14 @@ impl WheelJoint {
             enable_spring: def.enable_spring,
             hertz: def.hertz,
             damping_ratio: def.damping_ratio,
-            enable_motor: def.enable_motor,
-            motor_speed: def.motor_speed,
-            max_motor_torque: def.max_motor_torque,
-            enable_limit: def.enable_limit,
-            lower_translation: def.lower_translation,
-            upper_translation: def.upper_translation,
+            motor: Motor::new(def.enable_motor, def.motor_speed, def.max_motor_torque),
+            limit: Limit::new(
+                def.enable_limit,
+                def.lower_translation,
+                def.upper_translation,
+            ),
             perp_impulse: 0.0,
             spring_impulse: 0.0,
-            motor_impulse: 0.0,
-            lower_impulse: 0.0,
-            upper_impulse: 0.0,
             pair: BodyPair::default(),
             frame_a: Vec2::ZERO,
             frame_b: Vec2::ZERO,
@@ -190,48 +186,38 @@ impl WheelJoint {
         }
     }
     pub fn enable_motor(&mut self, on: bool) {
-        self.enable_motor = on;
+        self.motor.enabled = on;
     }
     pub fn motor_speed(&self) -> f32 {
-        self.motor_speed
+        self.motor.speed
     }
     pub fn set_motor_speed(&mut self, speed: f32) {
-        if speed.is_finite() {
-            self.motor_speed = speed;
-        }
+        self.motor.set_speed(speed);
     }
     pub fn set_max_motor_torque(&mut self, torque: f32) {
-        if torque.is_finite() && torque >= 0.0 {
-            self.max_motor_torque = torque;
-        }
+        self.motor.set_max(torque);
     }
     pub fn enable_limit(&mut self, on: bool) {
-        self.enable_limit = on;
+        self.limit.enabled = on;
     }
     pub fn set_limits(&mut self, lower: f32, upper: f32) -> PhysicsResult<()> {
-        check_order("lower_translation", lower, "upper_translation", upper)?;
-        self.lower_translation = lower;
-        self.upper_translation = upper;
-        Ok(())
+        self.limit.set(LIMIT, lower, upper)
     }
     pub fn reaction_force(&self, inv_dt: f32) -> Vec2 {
         let perp = Vec2::new(-self.axis_a.y, self.axis_a.x);
-        let axial = self.spring_impulse + self.lower_impulse - self.upper_impulse;
+        let axial = self.limit.net_impulse(self.spring_impulse);
         (self.perp_impulse * perp + axial * self.axis_a) * inv_dt
     }
     pub fn reaction_torque(&self, inv_dt: f32) -> f32 {
-        self.motor_impulse * inv_dt
+        self.motor.impulse * inv_dt
     }
     /// Sideways distance of B's anchor from the line (plus any limit overrun), metres.
     pub fn linear_error(&self, body_a: &Body, body_b: &Body) -> f32 {
         let axis = self.axis(body_a);
         let d = self.anchor_b(body_b) - self.anchor_a(body_a);
         let mut e = Vec2::new(-axis.y, axis.x).dot(d).abs();
-        if self.enable_limit {
-            let t = axis.dot(d);
-            e += (self.lower_translation - t)
-                .max(t - self.upper_translation)
-                .max(0.0);
+        if self.limit.enabled {
+            e += self.limit.overrun(axis.dot(d));
         }
         e
     }
@@ -243,17 +229,13 @@ impl WheelJoint {
     fn zero_impulses(&mut self) {
         self.perp_impulse = 0.0;
         self.spring_impulse = 0.0;
-        self.motor_impulse = 0.0;
-        self.lower_impulse = 0.0;
-        self.upper_impulse = 0.0;
+        self.motor.impulse = 0.0;
+        self.limit.reset();
     }
 
     /// Arms, separation and axis at the current sub-step.
-    fn line(&self, a: &SolverBody, b: &SolverBody) -> (Vec2, Vec2, Vec2, Vec2) {
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        let d = self.pair.separation(a, b, r_a, r_b);
-        (r_a, r_b, d, a.dq.rotate(self.axis_a))
+    fn slide(&self, a: &SolverBody, b: &SolverBody) -> Slide {
+        Slide::new(&self.pair, self.frame_a, self.frame_b, self.axis_a, a, b)
     }
 
     // ----------------------------------------------------------------------------------
@@ -277,13 +259,8 @@ impl WheelJoint {
         if !self.enable_spring || self.hertz == 0.0 {
             self.spring_impulse = 0.0;
         }
-        if !self.enable_limit {
-            self.lower_impulse = 0.0;
-            self.upper_impulse = 0.0;
-        }
-        if !self.enable_motor {
-            self.motor_impulse = 0.0;
-        }
+        self.limit.prepare();
+        self.motor.prepare();
     }
 
     // ----------------------------------------------------------------------------------
@@ -295,26 +272,10 @@ impl WheelJoint {
             return;
         }
         let (mut a, mut b) = self.pair.load(bodies);
-        let (r_a, r_b, d, axis) = self.line(&a, &b);
-        let perp = Vec2::new(-axis.y, axis.x);
-        let axial = self.spring_impulse + self.lower_impulse - self.upper_impulse;
-        apply_axial(
-            &mut a,
-            &mut b,
-            axis,
-            cross(d + r_a, axis),
-            cross(r_b, axis),
-            axial,
-        );
-        apply_axial(
-            &mut a,
-            &mut b,
-            perp,
-            cross(d + r_a, perp),
-            cross(r_b, perp),
-            self.perp_impulse,
-        );
-        apply_angular(&mut a, &mut b, self.motor_impulse);
+        let g = self.slide(&a, &b);
+        let axial = self.limit.net_impulse(self.spring_impulse);
+        g.warm_start(&mut a, &mut b, axial, self.perp_impulse);
+        apply_angular(&mut a, &mut b, self.motor.impulse);
         self.pair.store(bodies, &a, &b);
     }
 
@@ -324,82 +285,46 @@ impl WheelJoint {
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
         let pair = self.pair;
         let (mut a, mut b) = pair.load(bodies);
-        let accumulate = ctx.settings.accumulate_impulses;
-        let (r_a, r_b, d, axis) = self.line(&a, &b);
-        let (m_a, m_b, i_a, i_b) = (pair.m_a, pair.m_b, pair.i_a, pair.i_b);
-        let a_a = cross(d + r_a, axis);
-        let a_b = cross(r_b, axis);
-        let axial_mass = inv_or_zero(m_a + m_b + i_a * a_a * a_a + i_b * a_b * a_b);
-        let axial_c_dot =
-            |a: &SolverBody, b: &SolverBody| axis.dot(b.v - a.v) + a_b * b.w - a_a * a.w;
-        let translation = axis.dot(d);
+        let g = self.slide(&a, &b);
+        let axial = g.row(g.axis);
+        let axial_mass = axial.mass();
+        let translation = g.axis.dot(g.d);
 
         if !ctx.position_pass {
             // Spring (always on, also in the relax pass: it is part of the model, not drift
             // correction).
             if self.enable_spring && self.hertz > 0.0 {
                 let s = spring_softness(ctx, self.hertz, self.damping_ratio);
-                let c_dot = axial_c_dot(&a, &b);
+                let c_dot = axial.c_dot(&a, &b);
                 let impulse = -s.mass_scale * axial_mass * (c_dot + s.bias_rate * translation)
                     - s.impulse_scale * self.spring_impulse;
                 self.spring_impulse += impulse;
-                apply_axial(&mut a, &mut b, axis, a_a, a_b, impulse);
+                axial.apply(&mut a, &mut b, impulse);
             }
 
-            // Motor.
-            if self.enable_motor && self.motor_mass > 0.0 {
-                let c_dot = b.w - a.w - self.motor_speed;
-                let impulse = -self.motor_mass * c_dot;
-                let max = self.max_motor_torque * ctx.dt;
-                let inc = clamp_increment(&mut self.motor_impulse, impulse, -max, max, accumulate);
+            // Motor: Cdot = w_b - w_a - motor_speed.
+            if self.motor.enabled && self.motor_mass > 0.0 {
+                let inc = self.motor.solve(ctx, self.motor_mass, b.w - a.w);
                 apply_angular(&mut a, &mut b, inc);
             }
         }
         // Limits.
-        if self.enable_limit {
-            {
-                let c = translation - self.lower_translation;
-                let (bias, s) = limit_bias(ctx, use_bias, c);
-                let impulse = -s.mass_scale * axial_mass * (axial_c_dot(&a, &b) + bias)
-                    - s.impulse_scale * self.lower_impulse;
-                let inc = clamp_increment(
-                    &mut self.lower_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                apply_axial(&mut a, &mut b, axis, a_a, a_b, inc);
-            }
-            {
-                let c = self.upper_translation - translation;
-                let (bias, s) = limit_bias(ctx, use_bias, c);
-                let impulse = -s.mass_scale * axial_mass * (-axial_c_dot(&a, &b) + bias)
-                    - s.impulse_scale * self.upper_impulse;
-                let inc = clamp_increment(
-                    &mut self.upper_impulse,
-                    impulse,
-                    0.0,
-                    f32::INFINITY,
-                    accumulate,
-                );
-                apply_axial(&mut a, &mut b, axis, a_a, a_b, -inc);
-            }
+        if self.limit.enabled {
+            self.limit
+                .solve_line(ctx, use_bias, translation, &axial, &mut a, &mut b);
         }
 
         // Point-to-line.
         {
-            let perp = Vec2::new(-axis.y, axis.x);
-            let s_a = cross(d + r_a, perp);
-            let s_b = cross(r_b, perp);
-            let mass = inv_or_zero(m_a + m_b + i_a * s_a * s_a + i_b * s_b * s_b);
+            let line = g.row(g.perp);
+            let mass = line.mass();
             let soft = rigid_softness(ctx, use_bias, None);
-            let c = perp.dot(d);
-            let c_dot = perp.dot(b.v - a.v) + s_b * b.w - s_a * a.w;
+            let c = g.perp.dot(g.d);
+            let c_dot = line.c_dot(&a, &b);
             let impulse = -soft.mass_scale * mass * (c_dot + soft.bias_rate * c)
                 - soft.impulse_scale * self.perp_impulse;
             self.perp_impulse += impulse;
-            apply_axial(&mut a, &mut b, perp, s_a, s_b, impulse);
+            line.apply(&mut a, &mut b, impulse);
         }
 
         pair.store(bodies, &a, &b);
@@ -422,8 +347,8 @@ impl WheelJoint {
             let axis = self.axis(body_a);
             let perp = Vec2::new(-axis.y, axis.x);
             draw.draw_segment(p_a - axis, p_a + axis, Color::JOINT);
-            if self.enable_limit {
-                for t in [self.lower_translation, self.upper_translation] {
+            if self.limit.enabled {
+                for t in [self.limit.lower, self.limit.upper] {
                     let p = p_a + t * axis;
                     draw.draw_segment(p - 0.25 * perp, p + 0.25 * perp, Color::JOINT_LIMIT);
                 }
