@@ -212,6 +212,18 @@ impl Body {
         self.origin = self.center - self.q.rotate(self.local_center);
     }
 
+    /// Where the origin frame would be after moving `t` seconds at the current linear and
+    /// angular velocity (the centre of mass moves, the body turns about it): the guess the
+    /// broad phase sizes boxes with.
+    pub(crate) fn transform_after(&self, t: f32) -> Transform {
+        let q = Rot::from_angle(self.angle + self.angular_velocity * t);
+        let center = self.center + self.linear_velocity * t;
+        Transform {
+            p: center - q.rotate(self.local_center),
+            q,
+        }
+    }
+
     pub fn kind(&self) -> BodyKind {
         self.kind
     }

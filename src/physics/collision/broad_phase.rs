@@ -87,6 +87,19 @@ pub struct BroadPhase {
     move_buffer: Vec<ProxyId>,
     /// Per tree, per tree id: is the proxy in the move buffer? Grown on demand.
     moved: [Vec<bool>; 2],
+    /// What the last `update_pairs` did (statistics).
+    last_update: UpdateCounts,
+    /// Scratch for `update_pairs`: tree ids of the buffered moving proxies.
+    moved_ids: Vec<u32>,
+}
+
+/// Work done by one [`BroadPhase::update_pairs`]: proxies queried and overlaps found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UpdateCounts {
+    /// Buffered proxies whose boxes were queried.
+    pub queried: usize,
+    /// Overlaps the queries found, before the caller's filter (each pair once).
+    pub overlaps: usize,
 }
 
 impl BroadPhase {
@@ -94,12 +107,24 @@ impl BroadPhase {
         Self::default()
     }
 
-    /// Add a proxy for the tight box `aabb`. Moving proxies are stored fattened by
-    /// `AABB_MARGIN`, static ones as they are. The proxy is put in the move buffer.
+    /// Add a proxy for the tight box `aabb`, with the default margin `AABB_MARGIN`. See
+    /// [`BroadPhase::create_proxy_with_margin`].
     pub fn create_proxy(&mut self, aabb: Aabb, kind: ProxyKind, user_data: u32) -> ProxyId {
+        self.create_proxy_with_margin(aabb, kind, AABB_MARGIN, user_data)
+    }
+
+    /// Add a proxy for the tight box `aabb`. Moving proxies are stored fattened by `margin`,
+    /// static ones as they are. The proxy is put in the move buffer.
+    pub fn create_proxy_with_margin(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        margin: f32,
+        user_data: u32,
+    ) -> ProxyId {
         let stored = match kind {
             ProxyKind::Static => aabb,
-            ProxyKind::Moving => aabb.extended(AABB_MARGIN),
+            ProxyKind::Moving => aabb.extended(margin),
         };
         let tree_id = self.trees[kind.index()].create_proxy(stored, user_data);
         let proxy = ProxyId::new(kind, tree_id);
@@ -120,37 +145,47 @@ impl BroadPhase {
         self.trees[k].destroy_proxy(id);
     }
 
-    /// Report the new tight box of a proxy. If it has left the stored (fat) box the proxy is
-    /// re-inserted with a new fat box and buffered, and this returns true. A static proxy is
-    /// re-inserted whenever its box changes at all.
+    /// [`BroadPhase::move_proxy_with_margin`] with the default margin `AABB_MARGIN`.
     pub fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb) -> bool {
-        self.move_proxy_predicted(proxy, aabb, aabb)
+        self.move_proxy_with_margin(proxy, aabb, AABB_MARGIN)
     }
 
-    /// `move_proxy` for a moving proxy whose motion is known: when `aabb` has left the fat
-    /// box, the new fat box is `predicted` (a box containing `aabb` and where the shape is
-    /// expected to go) grown by `AABB_MARGIN`, so that a shape moving steadily is re-inserted
-    /// once every few steps instead of every step.
-    pub fn move_proxy_predicted(&mut self, proxy: ProxyId, aabb: Aabb, predicted: Aabb) -> bool {
-        let (kind, id) = (proxy.kind(), proxy.tree_id());
-        let tree = &mut self.trees[kind.index()];
-        let fat = tree.fat_aabb(id);
-        let stored = match kind {
+    /// Report the new tight box of a proxy. If it has left the stored (fat) box the proxy is
+    /// re-inserted with the tight box grown by `margin` and buffered, and this returns true.
+    /// A static proxy is re-inserted whenever its box changes at all.
+    pub fn move_proxy_with_margin(&mut self, proxy: ProxyId, aabb: Aabb, margin: f32) -> bool {
+        let fat = self.fat_aabb(proxy);
+        let stored = match proxy.kind() {
             ProxyKind::Static if fat == aabb => return false,
             ProxyKind::Static => aabb,
             ProxyKind::Moving if fat.contains(&aabb) => return false,
-            ProxyKind::Moving => predicted.union(&aabb).extended(AABB_MARGIN),
+            ProxyKind::Moving => aabb.extended(margin),
         };
-        tree.move_proxy(id, stored);
-        self.buffer_move(proxy);
+        self.reinsert_proxy(proxy, stored);
         true
     }
 
-    /// Replace a proxy's stored box with exactly `fat` and buffer it. For restoring a saved
-    /// world bit for bit (scene export); the step never calls it.
-    pub fn restore_fat_aabb(&mut self, proxy: ProxyId, fat: Aabb) {
-        self.trees[proxy.kind().index()].move_proxy(proxy.tree_id(), fat);
+    /// Replace a proxy's stored box with exactly `stored` (the caller has fattened it: the
+    /// world grows a moving shape's box along its predicted motion) and buffer it. Also how
+    /// a saved world is restored bit for bit (scene export).
+    pub fn reinsert_proxy(&mut self, proxy: ProxyId, stored: Aabb) {
+        self.trees[proxy.kind().index()].move_proxy(proxy.tree_id(), stored);
         self.buffer_move(proxy);
+    }
+
+    /// Give a moving proxy the new stored box `stored` in place (see
+    /// [`DynamicTree::enlarge_proxy`]) and buffer it. The moving tree rebuilds what grew at
+    /// the next `update_pairs`, before its queries. The step moves proxies this way: when
+    /// hundreds move at once (a tumbling pile) one partial rebuild costs far less than as
+    /// many removals and insertions. A static proxy is re-inserted instead.
+    pub fn enlarge_proxy(&mut self, proxy: ProxyId, stored: Aabb) {
+        match proxy.kind() {
+            ProxyKind::Static => self.reinsert_proxy(proxy, stored),
+            ProxyKind::Moving => {
+                self.trees[ProxyKind::Moving.index()].enlarge_proxy(proxy.tree_id(), stored);
+                self.buffer_move(proxy);
+            }
+        }
     }
 
     /// Put a proxy in the move buffer without moving it, so the next `update_pairs` reports
@@ -193,8 +228,10 @@ impl BroadPhase {
         mut keep: impl FnMut(u32, u32) -> bool,
     ) {
         pairs.clear();
+        let mut overlaps = 0;
         let mut report = |a: u32, b: u32| {
             let (a, b) = ordered(a, b);
+            overlaps += 1;
             if keep(a, b) {
                 pairs.push((a, b));
             }
@@ -207,7 +244,18 @@ impl BroadPhase {
         self.move_buffer
             .retain(|p| moved[p.kind().index()][p.tree_id() as usize]);
 
-        // 2. Query each buffered proxy's box.
+        // 2. Tighten what `enlarge_proxy` grew; pair the buffered moving proxies with the
+        //    moving tree in one traversal, then query each buffered proxy's box against
+        //    the other tree.
+        self.trees[ProxyKind::Moving.index()].rebuild();
+        self.moved_ids.clear();
+        self.moved_ids.extend(
+            self.move_buffer
+                .iter()
+                .filter(|p| p.kind() == ProxyKind::Moving)
+                .map(|p| p.tree_id()),
+        );
+        self.trees[ProxyKind::Moving.index()].overlapping_pairs(&self.moved_ids, &mut report);
         let [static_tree, moving_tree] = &self.trees;
         let [_, moved_moving] = &self.moved;
         for &proxy in &self.move_buffer {
@@ -216,13 +264,6 @@ impl BroadPhase {
                 ProxyKind::Moving => {
                     let fat = moving_tree.fat_aabb(id);
                     let user = moving_tree.user_data(id);
-                    moving_tree.query(fat, |other, other_user| {
-                        // Both buffered: the smaller id reports.
-                        if other != id && !(other < id && moved_moving[other as usize]) {
-                            report(user, other_user);
-                        }
-                        true
-                    });
                     static_tree.query(fat, |_, other_user| {
                         report(user, other_user);
                         true
@@ -243,6 +284,10 @@ impl BroadPhase {
         }
 
         // 3. Deterministic output; reset the buffer.
+        self.last_update = UpdateCounts {
+            queried: self.move_buffer.len(),
+            overlaps,
+        };
         pairs.sort_unstable();
         for &proxy in &self.move_buffer {
             self.moved[proxy.kind().index()][proxy.tree_id() as usize] = false;
@@ -295,6 +340,11 @@ impl BroadPhase {
                 return;
             }
         }
+    }
+
+    /// What the last `update_pairs` did.
+    pub fn last_update(&self) -> UpdateCounts {
+        self.last_update
     }
 
     /// Live proxies in both trees.
@@ -415,7 +465,18 @@ mod tests {
                         let scale = if rng.unit() < 0.7 { 0.05 } else { 3.0 };
                         let d = Vec2::new(rng.range(-scale, scale), rng.range(-scale, scale));
                         tight[i] = shifted(tight[i], d);
-                        if bp.move_proxy(proxy, tight[i]) {
+                        // Moving proxies move both ways: re-inserted, or enlarged in place
+                        // (what the step does) and rebuilt by `update_pairs`.
+                        let moved = if proxy.kind() == ProxyKind::Moving && rng.unit() < 0.5 {
+                            let outside = !bp.fat_aabb(proxy).contains(&tight[i]);
+                            if outside {
+                                bp.enlarge_proxy(proxy, tight[i].extended(AABB_MARGIN));
+                            }
+                            outside
+                        } else {
+                            bp.move_proxy(proxy, tight[i])
+                        };
+                        if moved {
                             reinserted += 1;
                             buffered.insert(i as u32);
                         } else {
@@ -599,6 +660,8 @@ mod tests {
 
     #[test]
     fn large_scenes_pair_counts_and_timing() {
+        // The counts below follow from this margin.
+        const MARGIN: f32 = 0.1;
         let unit = |x: f32, y: f32| Aabb::around(Vec2::new(x, y), Vec2::splat(0.5));
         let ground = |bp: &mut BroadPhase, width: f32| {
             let g = Aabb::new(Vec2::new(-width, -1.0), Vec2::new(width, 0.0));
@@ -615,7 +678,12 @@ mod tests {
                 let x = i as f32 + 0.5 * row as f32;
                 let aabb = unit(x, 0.5 + row as f32);
                 boxes.push((
-                    bp.create_proxy(aabb, ProxyKind::Moving, boxes.len() as u32),
+                    bp.create_proxy_with_margin(
+                        aabb,
+                        ProxyKind::Moving,
+                        MARGIN,
+                        boxes.len() as u32,
+                    ),
                     aabb,
                 ));
             }
@@ -636,7 +704,12 @@ mod tests {
             for c in 0..cols {
                 let aabb = unit(c as f32, 0.5 + r as f32);
                 boxes.push((
-                    bp.create_proxy(aabb, ProxyKind::Moving, boxes.len() as u32),
+                    bp.create_proxy_with_margin(
+                        aabb,
+                        ProxyKind::Moving,
+                        MARGIN,
+                        boxes.len() as u32,
+                    ),
                     aabb,
                 ));
             }
@@ -656,7 +729,7 @@ mod tests {
         for _ in 0..steps {
             for (proxy, aabb) in boxes.iter_mut() {
                 *aabb = shifted(*aabb, Vec2::new(0.0, -0.015));
-                reinserted += usize::from(bp.move_proxy(*proxy, *aabb));
+                reinserted += usize::from(bp.move_proxy_with_margin(*proxy, *aabb, MARGIN));
             }
             bp.update_pairs(&mut pairs);
             pair_total += pairs.len();
@@ -668,7 +741,7 @@ mod tests {
         // One step where everything re-inserts, timed apart from the moves.
         for (proxy, aabb) in boxes.iter_mut() {
             *aabb = shifted(*aabb, Vec2::new(0.0, -0.2));
-            assert!(bp.move_proxy(*proxy, *aabb));
+            assert!(bp.move_proxy_with_margin(*proxy, *aabb, MARGIN));
         }
         let start = Instant::now();
         bp.update_pairs(&mut pairs);
