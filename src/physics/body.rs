@@ -224,6 +224,17 @@ impl Body {
         }
     }
 
+    /// How far a point of this body moves per radian it turns: its extent, 0 for a static
+    /// body (which never turns).
+    #[inline]
+    pub(crate) fn motion_extent(&self) -> f32 {
+        if self.kind == BodyKind::Static {
+            0.0
+        } else {
+            self.extent
+        }
+    }
+
     pub fn kind(&self) -> BodyKind {
         self.kind
     }

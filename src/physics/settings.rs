@@ -28,6 +28,16 @@ pub const AABB_MARGIN_FRACTION: f32 = 0.125;
 /// smaller: more tree updates.
 pub const FAT_BOX_PREDICTION_STEPS: f32 = 2.0;
 
+/// How far, metres, two bodies in contact may move relative to each other (translation plus
+/// turn times extent) before the soft step recomputes their manifold instead of reusing it
+/// (Box2D v3's contact recycling distance, 10 * LINEAR_SLOP). Larger: less narrow-phase
+/// work, new contact features found later; 0 would disable recycling.
+pub const CONTACT_RECYCLE_DISTANCE: f32 = 10.0 * LINEAR_SLOP;
+
+/// Cosine of the largest turn of either body (0.98: about 11.5 degrees) with which a
+/// manifold, whose normal is in world space, is still reused.
+pub const CONTACT_RECYCLE_COS_ANGLE: f32 = 0.98;
+
 /// Base speculative distance, metres (4 * LINEAR_SLOP): contact points are kept while the
 /// shapes are this close even if not touching, plus the distance the pair can close in one
 /// step. Smaller: fast bodies may tunnel; larger: more (harmless) contact points.

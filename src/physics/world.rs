@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::body::{Body, BodyDef, BodyKind};
 use super::collision::broad_phase::{BroadPhase, ProxyId, ProxyKind};
 use super::collision::{self, ray};
-use super::contact::{mix_friction, mix_restitution, pair_key, Contact, PairSet};
+use super::contact::{mix_friction, mix_restitution, pair_key, Contact, ManifoldCache, PairSet};
 use super::debug_draw::{Color, DebugDraw, DrawFlags};
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
@@ -831,7 +831,7 @@ impl World {
     }
 
     /// Append a contact between two shapes with a saved manifold (points, feature ids and
-    /// accumulated impulses), after the contacts already there. Refused when either shape is
+    /// accumulated impulses) and recycling cache, after the contacts already there. Refused when either shape is
     /// missing, both are on one body, or the pair already has a contact.
     #[doc(hidden)]
     pub fn restore_contact(
@@ -839,6 +839,7 @@ impl World {
         shape_a: ShapeHandle,
         shape_b: ShapeHandle,
         manifold: collision::Manifold,
+        cache: ManifoldCache,
     ) -> PhysicsResult<()> {
         let sa = self
             .shapes
@@ -876,6 +877,7 @@ impl World {
             friction: mix_friction(sa.friction, sb.friction),
             restitution: mix_restitution(sa.restitution, sb.restitution),
             key,
+            cache,
         };
         self.pair_keys.insert(key);
         self.contacts.push(contact);
@@ -1118,6 +1120,9 @@ impl World {
         // Narrow phase for contacts with an awake body.
         let gravity_drop = self.settings.gravity.length() * h * h;
         let relative_closing = self.settings.solver == SolverKind::SoftStep;
+        // Manifold recycling: the soft step only (the classic solver recomputes every
+        // manifold every step, as Box2D-Lite).
+        let recycle = relative_closing;
         let mut to_wake: Vec<BodyHandle> = Vec::new();
         let mut any_removed = false;
         for c in self.contacts.iter_mut() {
@@ -1157,16 +1162,34 @@ impl World {
                 (shape_a.aabb.min - shape_b.aabb.max).max(shape_b.aabb.min - shape_a.aabb.max);
             if gap.x > speculative || gap.y > speculative {
                 c.update_manifold(collision::Manifold::EMPTY);
+                c.cache.valid = false;
                 continue;
             }
-            let manifold = collision::collide(
-                &shape_a.geometry,
-                &body_a.transform(),
-                &shape_b.geometry,
-                &body_b.transform(),
-                speculative,
-            );
-            if manifold.count > 0 {
+            let (xf_a, xf_b) = (body_a.transform(), body_b.transform());
+            // Soft step: reuse the manifold while the pair has hardly moved relative to
+            // itself (a resting stack: most of a pyramid's contacts, every step).
+            let recycled = recycle
+                && c.recycle(
+                    body_a.center,
+                    body_b.center,
+                    &xf_a,
+                    &xf_b,
+                    body_a.motion_extent().max(body_b.motion_extent()),
+                );
+            if !recycled {
+                let manifold = collision::collide(
+                    &shape_a.geometry,
+                    &xf_a,
+                    &shape_b.geometry,
+                    &xf_b,
+                    speculative,
+                );
+                c.update_manifold(manifold);
+                if recycle {
+                    c.cache_manifold(body_a.center, body_b.center, &xf_a, &xf_b);
+                }
+            }
+            if c.manifold.count > 0 {
                 if !body_a.awake && body_a.kind != BodyKind::Static {
                     to_wake.push(c.body_a);
                 }
@@ -1174,7 +1197,6 @@ impl World {
                     to_wake.push(c.body_b);
                 }
             }
-            c.update_manifold(manifold);
         }
         if any_removed {
             let keys = &mut self.pair_keys;
@@ -1239,6 +1261,7 @@ impl World {
             friction: mix_friction(shape_a.friction, shape_b.friction),
             restitution: mix_restitution(shape_a.restitution, shape_b.restitution),
             key,
+            cache: ManifoldCache::default(),
         });
     }
 
