@@ -1161,8 +1161,11 @@ impl World {
             let gap =
                 (shape_a.aabb.min - shape_b.aabb.max).max(shape_b.aabb.min - shape_a.aabb.max);
             if gap.x > speculative || gap.y > speculative {
-                c.update_manifold(collision::Manifold::EMPTY);
-                c.cache.valid = false;
+                // Most far pairs were already empty: leave them untouched.
+                if c.manifold.count > 0 {
+                    c.update_manifold(collision::Manifold::EMPTY);
+                    c.cache.valid = false;
+                }
                 continue;
             }
             let (xf_a, xf_b) = (body_a.transform(), body_b.transform());
@@ -1187,6 +1190,9 @@ impl World {
                 c.update_manifold(manifold);
                 if recycle {
                     c.cache_manifold(body_a.center, body_b.center, &xf_a, &xf_b);
+                } else {
+                    // Stale once the classic solver has changed the manifold.
+                    c.cache.valid = false;
                 }
             }
             if c.manifold.count > 0 {

@@ -2,18 +2,22 @@
 //!
 //! Static proxies and moving proxies live in separate trees (as in Box2D v3), so pairs of
 //! static proxies are never even looked at. Moving proxies are stored with a fat box, the
-//! tight box grown by [`AABB_MARGIN`], so a body that moves a little stays inside its fat
-//! box and costs nothing; only when the tight box leaves the fat box is the proxy
-//! re-inserted and put in the *move buffer*.
+//! tight box grown by a margin (the caller's, by default [`AABB_MARGIN`]), so a body that
+//! moves a little stays inside its fat box and costs nothing; only when the tight box leaves
+//! the fat box does the proxy get a new box and go in the *move buffer*. The step gives a
+//! moving proxy its new box in place ([`BroadPhase::enlarge_proxy`], Box2D v3's scheme) and
+//! the moving tree rebuilds what grew once per update; other changes re-insert the proxy.
 //!
-//! [`BroadPhase::update_pairs`] then queries each buffered proxy's fat box (moving proxies
-//! against both trees, static ones against the moving tree) and reports every fat-box overlap
-//! it finds, once, sorted. Pairs that already exist are the caller's business: the world keeps
-//! its set of contacts and drops a pair when its fat boxes stop overlapping.
+//! [`BroadPhase::update_pairs`] then pairs the buffered moving proxies with the moving tree
+//! in one traversal of the tree against itself, queries each buffered proxy's box against
+//! the other tree, and reports every new fat-box overlap, once, sorted. New: a proxy only
+//! enlarged in place remembers its box from before, and a pair whose old boxes overlapped
+//! was reported then. A created, re-inserted or touched proxy reports all its overlaps.
+//! Pairs that already exist are the caller's business: the world keeps its set of contacts
+//! and drops a pair when its fat boxes stop overlapping.
 //!
-//! Duplicate rule, when both proxies of a pair are in the move buffer: two moving proxies
-//! report from the one with the smaller tree id; a moving and a static proxy report from
-//! the moving one.
+//! Duplicate rule, when both proxies of a pair are in the move buffer: a moving and a static
+//! proxy report from the moving one (two moving proxies meet once in the traversal).
 
 use super::dynamic_tree::DynamicTree;
 use crate::physics::math::{Aabb, Vec2};
@@ -91,7 +95,19 @@ pub struct BroadPhase {
     last_update: UpdateCounts,
     /// Scratch for `update_pairs`: tree ids of the buffered moving proxies.
     moved_ids: Vec<u32>,
+    /// Per tree, per tree id: the stored box as the last `update_pairs` left it, or
+    /// `NEVER` once the proxy was created, re-inserted or touched since. While a proxy
+    /// is only enlarged in place it keeps its old box here, so that a pair whose old boxes
+    /// overlapped, and so was reported before, is not reported again: most overlaps a
+    /// moved proxy finds are such pairs, and the caller's filter need not see them.
+    previous: [Vec<Aabb>; 2],
 }
+
+/// A box that overlaps nothing, itself included.
+const NEVER: Aabb = Aabb {
+    min: Vec2::splat(f32::INFINITY),
+    max: Vec2::splat(f32::NEG_INFINITY),
+};
 
 /// Work done by one [`BroadPhase::update_pairs`]: proxies queried and overlaps found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,6 +116,8 @@ pub struct UpdateCounts {
     pub queried: usize,
     /// Overlaps the queries found, before the caller's filter (each pair once).
     pub overlaps: usize,
+    /// Of those, the pairs whose boxes already overlapped before the moves (not reported).
+    pub known: usize,
 }
 
 impl BroadPhase {
@@ -131,9 +149,10 @@ impl BroadPhase {
         let moved = &mut self.moved[kind.index()];
         if moved.len() <= tree_id as usize {
             moved.resize(tree_id as usize + 1, false);
+            self.previous[kind.index()].resize(tree_id as usize + 1, NEVER);
         }
         // A fresh id is never flagged: destroy clears the flag.
-        self.buffer_move(proxy);
+        self.buffer_move(proxy, true);
         proxy
     }
 
@@ -170,7 +189,7 @@ impl BroadPhase {
     /// a saved world is restored bit for bit (scene export).
     pub fn reinsert_proxy(&mut self, proxy: ProxyId, stored: Aabb) {
         self.trees[proxy.kind().index()].move_proxy(proxy.tree_id(), stored);
-        self.buffer_move(proxy);
+        self.buffer_move(proxy, true);
     }
 
     /// Give a moving proxy the new stored box `stored` in place (see
@@ -183,7 +202,7 @@ impl BroadPhase {
             ProxyKind::Static => self.reinsert_proxy(proxy, stored),
             ProxyKind::Moving => {
                 self.trees[ProxyKind::Moving.index()].enlarge_proxy(proxy.tree_id(), stored);
-                self.buffer_move(proxy);
+                self.buffer_move(proxy, false);
             }
         }
     }
@@ -191,7 +210,7 @@ impl BroadPhase {
     /// Put a proxy in the move buffer without moving it, so the next `update_pairs` reports
     /// all its overlaps (e.g. after waking or a filter change).
     pub fn touch_proxy(&mut self, proxy: ProxyId) {
-        self.buffer_move(proxy);
+        self.buffer_move(proxy, true);
     }
 
     /// The stored box: fat for moving proxies, tight for static ones.
@@ -210,9 +229,11 @@ impl BroadPhase {
     }
 
     /// Fill `pairs` (cleared first) with every fat-box overlap that involves at least one
-    /// buffered proxy, as `(user_data_a, user_data_b)` with `user_data_a < user_data_b`,
-    /// each pair once, sorted; then empty the move buffer. Static-static pairs are never
-    /// reported. Allocates nothing once `pairs` and the move buffer have grown to size.
+    /// buffered proxy and is new (see the module documentation: not both boxes unchanged
+    /// since the last update but for in-place growth that kept them overlapping), as
+    /// `(user_data_a, user_data_b)` with `user_data_a < user_data_b`, each pair once,
+    /// sorted; then empty the move buffer. Static-static pairs are never reported. Allocates
+    /// nothing once `pairs` and the move buffer have grown to size.
     pub fn update_pairs(&mut self, pairs: &mut Vec<(u32, u32)>) {
         self.update_pairs_filtered(pairs, |_, _| true);
     }
@@ -229,13 +250,7 @@ impl BroadPhase {
     ) {
         pairs.clear();
         let mut overlaps = 0;
-        let mut report = |a: u32, b: u32| {
-            let (a, b) = ordered(a, b);
-            overlaps += 1;
-            if keep(a, b) {
-                pairs.push((a, b));
-            }
-        };
+        let mut known = 0;
 
         // 1. Canonical move buffer: sorted, no duplicates, no destroyed proxies.
         self.move_buffer.sort_unstable();
@@ -246,7 +261,8 @@ impl BroadPhase {
 
         // 2. Tighten what `enlarge_proxy` grew; pair the buffered moving proxies with the
         //    moving tree in one traversal, then query each buffered proxy's box against
-        //    the other tree.
+        //    the other tree. A pair whose boxes overlapped before this round's moves too
+        //    (`previous`) was reported then: it is counted but not reported again.
         self.trees[ProxyKind::Moving.index()].rebuild();
         self.moved_ids.clear();
         self.moved_ids.extend(
@@ -255,8 +271,27 @@ impl BroadPhase {
                 .filter(|p| p.kind() == ProxyKind::Moving)
                 .map(|p| p.tree_id()),
         );
-        self.trees[ProxyKind::Moving.index()].overlapping_pairs(&self.moved_ids, &mut report);
-        let [static_tree, moving_tree] = &self.trees;
+        let [static_tree, moving_tree] = &mut self.trees;
+        let [previous_static, previous_moving] = &self.previous;
+        let mut report = |previous_a: &Aabb, user_a: u32, previous_b: &Aabb, user_b: u32| {
+            overlaps += 1;
+            if previous_a.overlaps(previous_b) {
+                known += 1;
+                return;
+            }
+            let (a, b) = ordered(user_a, user_b);
+            if keep(a, b) {
+                pairs.push((a, b));
+            }
+        };
+        moving_tree.overlapping_pairs(&self.moved_ids, |leaf_a, user_a, leaf_b, user_b| {
+            report(
+                &previous_moving[leaf_a as usize],
+                user_a,
+                &previous_moving[leaf_b as usize],
+                user_b,
+            )
+        });
         let [_, moved_moving] = &self.moved;
         for &proxy in &self.move_buffer {
             let id = proxy.tree_id();
@@ -264,18 +299,20 @@ impl BroadPhase {
                 ProxyKind::Moving => {
                     let fat = moving_tree.fat_aabb(id);
                     let user = moving_tree.user_data(id);
-                    static_tree.query(fat, |_, other_user| {
-                        report(user, other_user);
+                    let previous = &previous_moving[id as usize];
+                    static_tree.query(fat, |other, other_user| {
+                        report(previous, user, &previous_static[other as usize], other_user);
                         true
                     });
                 }
                 ProxyKind::Static => {
                     let aabb = static_tree.fat_aabb(id);
                     let user = static_tree.user_data(id);
+                    let previous = &previous_static[id as usize];
                     moving_tree.query(aabb, |other, other_user| {
                         // A buffered moving proxy reports this pair itself.
                         if !moved_moving[other as usize] {
-                            report(user, other_user);
+                            report(previous, user, &previous_moving[other as usize], other_user);
                         }
                         true
                     });
@@ -283,14 +320,17 @@ impl BroadPhase {
             }
         }
 
-        // 3. Deterministic output; reset the buffer.
+        // 3. Deterministic output; reset the buffer, remembering the boxes as they are now.
         self.last_update = UpdateCounts {
             queried: self.move_buffer.len(),
             overlaps,
+            known,
         };
         pairs.sort_unstable();
         for &proxy in &self.move_buffer {
-            self.moved[proxy.kind().index()][proxy.tree_id() as usize] = false;
+            let (k, id) = (proxy.kind().index(), proxy.tree_id() as usize);
+            self.moved[k][id] = false;
+            self.previous[k][id] = self.trees[k].fat_aabb(id as u32);
         }
         self.move_buffer.clear();
     }
@@ -363,8 +403,14 @@ impl BroadPhase {
         self.trees[1].validate();
     }
 
-    fn buffer_move(&mut self, proxy: ProxyId) {
-        let flag = &mut self.moved[proxy.kind().index()][proxy.tree_id() as usize];
+    /// Put a proxy in the move buffer. `forget` (created, re-inserted, touched): report
+    /// all its overlaps, known or not.
+    fn buffer_move(&mut self, proxy: ProxyId, forget: bool) {
+        let (k, id) = (proxy.kind().index(), proxy.tree_id() as usize);
+        if forget {
+            self.previous[k][id] = NEVER;
+        }
+        let flag = &mut self.moved[k][id];
         if !*flag {
             *flag = true;
             self.move_buffer.push(proxy);

@@ -221,10 +221,10 @@ impl DynamicTree {
     /// Rebuild the flagged part of the tree (Box2D v3's partial rebuild): every flagged
     /// internal node is freed; the subtrees hanging below them (leaves and unflagged
     /// internal nodes) are kept whole and reassembled top-down, each node splitting its
-    /// subtrees at the median centre along the longer axis of their centres' bounds. The
-    /// rebuilt part is balanced by count (its depth is log2 of the number of subtrees) and
-    /// tight, which the in-place growth was not. Proxy ids are unchanged. Returns the
-    /// number of subtrees reassembled (0 when nothing was flagged).
+    /// subtrees in two along the longer axis of their centres' bounds (see
+    /// `build_subtree`). The rebuilt part is tight, which the in-place growth was not.
+    /// Proxy ids are unchanged. Returns the number of subtrees reassembled (0 when nothing
+    /// was flagged).
     pub fn rebuild(&mut self) -> usize {
         if self.root == NULL || !self.nodes[self.root as usize].enlarged {
             return 0;
@@ -243,7 +243,7 @@ impl DynamicTree {
             self.free_node(index);
         }
         let count = items.len();
-        let root = self.build_subtree(&mut items);
+        let root = self.build_subtree(&mut items, 0);
         self.nodes[root as usize].parent = NULL;
         self.root = root;
         self.rebuild_items = items;
@@ -251,8 +251,15 @@ impl DynamicTree {
     }
 
     /// Join `items` (at least one) under new internal nodes; returns the subtree's root.
-    /// Recursion depth is log2(items.len()): each call halves the slice.
-    fn build_subtree(&mut self, items: &mut [(u32, Vec2)]) -> u32 {
+    ///
+    /// Each node splits its items at the middle of their centres' bounds along the longer
+    /// axis (one linear partition, Box2D v3's default). Where that leaves a side empty
+    /// (every centre on one point), or below `MIDPOINT_DEPTH` levels (a very uneven spread),
+    /// it splits at the median instead, so the recursion depth stays below
+    /// `MIDPOINT_DEPTH + log2(items.len())`.
+    fn build_subtree(&mut self, items: &mut [(u32, Vec2)], depth: u32) -> u32 {
+        /// Levels of midpoint splits before median splits take over.
+        const MIDPOINT_DEPTH: u32 = 24;
         if items.len() == 1 {
             return items[0].0;
         }
@@ -262,14 +269,22 @@ impl DynamicTree {
             hi = hi.max(c);
         }
         let axis = usize::from(hi.y - lo.y > hi.x - lo.x);
-        let mid = items.len() / 2;
-        // Ties broken by node index so that the split is a function of the input alone.
-        items.select_nth_unstable_by(mid, |a, b| {
-            a.1[axis].total_cmp(&b.1[axis]).then(a.0.cmp(&b.0))
-        });
-        let (left, right) = items.split_at_mut(mid);
-        let a = self.build_subtree(left);
-        let b = self.build_subtree(right);
+        let pivot = 0.5 * (lo[axis] + hi[axis]);
+        let mut split = if depth < MIDPOINT_DEPTH {
+            partition_below(items, axis, pivot)
+        } else {
+            0
+        };
+        if split == 0 || split == items.len() {
+            split = items.len() / 2;
+            // Ties broken by node index so that the split is a function of the input alone.
+            items.select_nth_unstable_by(split, |a, b| {
+                a.1[axis].total_cmp(&b.1[axis]).then(a.0.cmp(&b.0))
+            });
+        }
+        let (left, right) = items.split_at_mut(split);
+        let a = self.build_subtree(left, depth + 1);
+        let b = self.build_subtree(right, depth + 1);
         let parent = self.allocate_node();
         let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
         let node = &mut self.nodes[parent as usize];
@@ -339,15 +354,19 @@ impl DynamicTree {
         }
     }
 
-    /// Call `report(user_a, user_b)` once for every pair of proxies whose boxes overlap and
-    /// of which at least one is in `marked` (proxy ids, no duplicates), in no particular
-    /// order. The same pairs as querying each marked proxy's box and keeping each pair once,
+    /// Call `report(proxy_a, user_a, proxy_b, user_b)` once for every pair of proxies whose
+    /// boxes overlap and of which at least one is in `marked` (proxy ids, no duplicates), in
+    /// no particular order. The same pairs as querying each marked proxy's box and keeping each pair once,
     /// but in one traversal of the tree against itself: subtrees are paired from the root
     /// down while their boxes overlap, and a pair of subtrees without a marked proxy is
     /// skipped, so the upper levels are visited once for all marked proxies instead of
     /// once each. When hundreds of proxies move in a step that is several times fewer
     /// box tests.
-    pub fn overlapping_pairs(&mut self, marked: &[u32], mut report: impl FnMut(u32, u32)) {
+    pub fn overlapping_pairs(
+        &mut self,
+        marked: &[u32],
+        mut report: impl FnMut(u32, u32, u32, u32),
+    ) {
         if self.root == NULL || marked.is_empty() {
             return;
         }
@@ -389,7 +408,7 @@ impl DynamicTree {
             // Across two disjoint subtrees whose boxes overlap, one of them touched.
             let ny = &nodes[y as usize];
             match (nx.is_leaf(), ny.is_leaf()) {
-                (true, true) => report(nx.child_b_or_user, ny.child_b_or_user),
+                (true, true) => report(x, nx.child_b_or_user, y, ny.child_b_or_user),
                 // Split the internal one, or the taller of two internal ones.
                 (false, true) => Self::push_cross(nodes, &mut stack, x, y),
                 (true, false) => Self::push_cross(nodes, &mut stack, y, x),
@@ -900,6 +919,26 @@ impl DynamicTree {
         n.height = height;
         n.enlarged |= down_enlarged;
         // `a`'s box and height are recomputed by the caller.
+    }
+}
+
+/// Reorder `items` so that those whose centre lies below `pivot` along `axis` come first
+/// (Hoare's scheme); returns how many they are.
+fn partition_below(items: &mut [(u32, Vec2)], axis: usize, pivot: f32) -> usize {
+    let (mut i, mut j) = (0, items.len());
+    loop {
+        while i < j && items[i].1[axis] < pivot {
+            i += 1;
+        }
+        while i < j && items[j - 1].1[axis] >= pivot {
+            j -= 1;
+        }
+        if i >= j {
+            return i;
+        }
+        items.swap(i, j - 1);
+        i += 1;
+        j -= 1;
     }
 }
 
