@@ -53,6 +53,21 @@ pub fn settings(solver: Solver) -> SolverSettings {
 pub struct ImpulseSim {
     pub world: World,
     bodies: Vec<BodyHandle>,
+    /// Sums over the steps of `StepStats` counters, for `--counts`.
+    totals: WorkTotals,
+}
+
+#[derive(Default)]
+struct WorkTotals {
+    steps: u64,
+    pairs: u64,
+    contacts: u64,
+    proxies_moved: u64,
+    overlaps_found: u64,
+    pairs_created: u64,
+    broad_ms: f64,
+    narrow_ms: f64,
+    solve_ms: f64,
 }
 
 fn v(p: [f32; 2]) -> Vec2 {
@@ -103,7 +118,11 @@ pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError>
     for j in &spec.joints {
         create_revolute(&mut world, bodies[j.body_a], bodies[j.body_b], j)?;
     }
-    Ok(ImpulseSim { world, bodies })
+    Ok(ImpulseSim {
+        world,
+        bodies,
+        totals: WorkTotals::default(),
+    })
 }
 
 /// Impulse's revolute joint, with the motor when the spec has one.
@@ -132,6 +151,34 @@ fn create_revolute(
 impl Sim for ImpulseSim {
     fn step(&mut self) {
         self.world.step(scenes::DT);
+        let s = self.world.stats();
+        let t = &mut self.totals;
+        t.steps += 1;
+        t.pairs += s.pairs as u64;
+        t.contacts += s.contacts as u64;
+        t.proxies_moved += s.proxies_moved as u64;
+        t.overlaps_found += s.overlaps_found as u64;
+        t.pairs_created += s.pairs_created as u64;
+        t.broad_ms += f64::from(s.broad_phase_ms);
+        t.narrow_ms += f64::from(s.narrow_phase_ms);
+        t.solve_ms += f64::from(s.solve_ms);
+    }
+
+    fn work_counts(&self) -> Option<String> {
+        let t = &self.totals;
+        let per = |x: u64| x as f64 / t.steps.max(1) as f64;
+        Some(format!(
+            "per step: {:.0} pairs, {:.0} touching, {:.1} proxies moved, {:.0} overlaps found, \
+             {:.1} pairs created; ms: broad {:.3}, narrow {:.3}, solve {:.3}",
+            per(t.pairs),
+            per(t.contacts),
+            per(t.proxies_moved),
+            per(t.overlaps_found),
+            per(t.pairs_created),
+            t.broad_ms / t.steps.max(1) as f64,
+            t.narrow_ms / t.steps.max(1) as f64,
+            t.solve_ms / t.steps.max(1) as f64,
+        ))
     }
 
     fn body_y(&mut self, index: usize) -> f32 {

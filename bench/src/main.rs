@@ -82,7 +82,14 @@ pub trait Sim {
     fn body_y(&mut self, index: usize) -> f32;
     /// Contact pairs the engine reports (see each port for the exact definition).
     fn touching_pairs(&mut self) -> usize;
+    /// Per-step averages of the engine's own work counters, for `--counts` (Impulse only).
+    fn work_counts(&self) -> Option<String> {
+        None
+    }
 }
+
+/// Set by `--counts`: print each Impulse run's work counters to stderr.
+static PRINT_COUNTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Why a port did not build a scene.
 #[derive(Debug)]
@@ -178,6 +185,11 @@ fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<(f64, EndS
         sim.step();
     }
     let ms = start.elapsed().as_secs_f64() * 1000.0 / steps as f64;
+    if PRINT_COUNTS.load(std::sync::atomic::Ordering::Relaxed) {
+        if let Some(counts) = sim.work_counts() {
+            eprintln!("  {} {}: {counts}", spec.name, engine.label());
+        }
+    }
     let row = &spec.probe.row;
     let row_sum: f64 = row.iter().map(|&i| sim.body_y(i) as f64).sum();
     let end = EndState {
@@ -495,7 +507,7 @@ struct Options {
 }
 
 const USAGE: &str = "usage: impulse-bench [--scene NAME]... [--engine NAME]... [--repeats R] \
-[--steps-scale F] [--scaling] [--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
+[--steps-scale F] [--scaling] [--counts] [--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
 joint_grid tumbler (default: all; with --scaling alone, none)\n  engines: impulse classic box2d \
 rapier (default: all; memory is measured for all)";
 
@@ -545,6 +557,7 @@ fn parse_args() -> Result<Options, String> {
                     .ok_or_else(|| format!("--steps-scale must be a number > 0, got '{v}'"))?;
             }
             "--scaling" => o.scaling = true,
+            "--counts" => PRINT_COUNTS.store(true, std::sync::atomic::Ordering::Relaxed),
             "--markdown" => o.markdown = Some(value("--markdown")?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument '{other}'")),

@@ -212,6 +212,29 @@ impl Body {
         self.origin = self.center - self.q.rotate(self.local_center);
     }
 
+    /// Where the origin frame would be after moving `t` seconds at the current linear and
+    /// angular velocity (the centre of mass moves, the body turns about it): the guess the
+    /// broad phase sizes boxes with.
+    pub(crate) fn transform_after(&self, t: f32) -> Transform {
+        let q = Rot::from_angle(self.angle + self.angular_velocity * t);
+        let center = self.center + self.linear_velocity * t;
+        Transform {
+            p: center - q.rotate(self.local_center),
+            q,
+        }
+    }
+
+    /// How far a point of this body moves per radian it turns: its extent, 0 for a static
+    /// body (which never turns).
+    #[inline]
+    pub(crate) fn motion_extent(&self) -> f32 {
+        if self.kind == BodyKind::Static {
+            0.0
+        } else {
+            self.extent
+        }
+    }
+
     pub fn kind(&self) -> BodyKind {
         self.kind
     }

@@ -12,6 +12,8 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::collision::{Manifold, ManifoldPoint};
+use super::math::{Rot, Transform, Vec2};
+use super::settings::{CONTACT_RECYCLE_COS_ANGLE, CONTACT_RECYCLE_DISTANCE};
 use super::{BodyHandle, ShapeHandle};
 
 /// The set of live pair keys. Only ever asked `contains`, `insert` and `remove` (never
@@ -72,6 +74,27 @@ pub fn mix_restitution(restitution_a: f32, restitution_b: f32) -> f32 {
     restitution_a.max(restitution_b)
 }
 
+/// What the narrow phase saw when it last computed a contact's manifold, so that a later
+/// step in which the two bodies hardly moved relative to each other can reuse the manifold
+/// instead of recomputing it (Box2D v3's contact recycling; see `World::collide`). Only the
+/// soft step recycles, and only manifolds with points.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ManifoldCache {
+    /// False until the kernel fills it, and whenever the manifold has no point.
+    pub valid: bool,
+    /// The bodies' rotations then: the manifold's normal is in world space, so it is reused
+    /// only while neither body has turned much.
+    pub rotation_a: Rot,
+    pub rotation_b: Rot,
+    /// B's origin frame in A's then (`xf_a^-1 * xf_b`).
+    pub relative: Transform,
+    /// Per point: the point relative to A's and to B's centre of mass then (world axes).
+    pub anchor_a: [Vec2; 2],
+    pub anchor_b: [Vec2; 2],
+    /// Per point: the separation then.
+    pub base_separation: [f32; 2],
+}
+
 /// A pair of shapes whose fat boxes overlap, and its manifold from the last step.
 #[derive(Clone, Debug)]
 pub struct Contact {
@@ -83,6 +106,7 @@ pub struct Contact {
     pub(crate) friction: f32,
     pub(crate) restitution: f32,
     pub(crate) key: u64,
+    pub(crate) cache: ManifoldCache,
 }
 
 impl Contact {
@@ -110,6 +134,85 @@ impl Contact {
     /// True when the manifold has points (touching or within the speculative distance).
     pub fn is_touching(&self) -> bool {
         self.manifold.count > 0
+    }
+    /// What recycling the manifold relies on (exported for an exact restore).
+    pub fn cache(&self) -> &ManifoldCache {
+        &self.cache
+    }
+
+    /// Remember the poses the manifold (just computed by the kernel) was computed at, with
+    /// the centres of mass `center_a`, `center_b` and origin frames `xf_a`, `xf_b`.
+    pub(crate) fn cache_manifold(
+        &mut self,
+        center_a: Vec2,
+        center_b: Vec2,
+        xf_a: &Transform,
+        xf_b: &Transform,
+    ) {
+        let m = &self.manifold;
+        let c = &mut self.cache;
+        c.valid = m.count > 0;
+        if !c.valid {
+            return;
+        }
+        c.rotation_a = xf_a.q;
+        c.rotation_b = xf_b.q;
+        c.relative = xf_a.inv_mul(xf_b);
+        for (k, p) in m.points().iter().enumerate() {
+            c.anchor_a[k] = p.point - center_a;
+            c.anchor_b[k] = p.point - center_b;
+            c.base_separation[k] = p.separation;
+        }
+    }
+
+    /// Reuse the manifold if the bodies moved little relative to each other since it was
+    /// computed: B's frame in A's within `CONTACT_RECYCLE_DISTANCE` (the farthest any point
+    /// can have moved, bounded by the translation plus `extent` times the turn), and neither
+    /// body turned by more than the angle whose cosine is `CONTACT_RECYCLE_COS_ANGLE` (the
+    /// normal is in world space).
+    /// Then each point keeps its anchors on the two bodies and its separation changes by
+    /// how far those anchors moved apart along the normal, as within a soft step's
+    /// sub-steps. Returns false (and changes nothing) when the kernel must run.
+    pub(crate) fn recycle(
+        &mut self,
+        center_a: Vec2,
+        center_b: Vec2,
+        xf_a: &Transform,
+        xf_b: &Transform,
+        extent: f32,
+    ) -> bool {
+        let c = &self.cache;
+        if !c.valid || self.manifold.count == 0 {
+            return false;
+        }
+        let dq_a = xf_a.q.mul(Rot {
+            c: c.rotation_a.c,
+            s: -c.rotation_a.s,
+        });
+        let dq_b = xf_b.q.mul(Rot {
+            c: c.rotation_b.c,
+            s: -c.rotation_b.s,
+        });
+        if dq_a.c.min(dq_b.c) <= CONTACT_RECYCLE_COS_ANGLE {
+            return false;
+        }
+        let relative = xf_a.inv_mul(xf_b);
+        let turn = c.relative.q.inv_mul(relative.q);
+        if relative.p.distance(c.relative.p) + extent * turn.s.abs() >= CONTACT_RECYCLE_DISTANCE {
+            return false;
+        }
+        let normal = self.manifold.normal;
+        let dc = center_b - center_a;
+        for k in 0..self.manifold.count {
+            let r_a = dq_a.rotate(c.anchor_a[k]);
+            let r_b = dq_b.rotate(c.anchor_b[k]);
+            let p = &mut self.manifold.points[k];
+            p.separation = c.base_separation[k] + normal.dot(dc + r_b - r_a);
+            // The solver takes one point for both bodies: midway between the anchors.
+            p.point = 0.5 * ((center_a + r_a) + (center_b + r_b));
+            p.persisted = true;
+        }
+        true
     }
 
     /// Replace the manifold with a fresh one, carrying impulses over from points with the
@@ -166,6 +269,7 @@ mod tests {
             friction: 0.6,
             restitution: 0.0,
             key: pair_key(0, 1),
+            cache: ManifoldCache::default(),
         };
         let mut fresh = Manifold::EMPTY;
         fresh.push(Vec2::X, -0.02, 9);
@@ -176,5 +280,101 @@ mod tests {
         assert_eq!((p[1].normal_impulse, p[1].persisted), (0.0, false));
         assert!((mix_friction(0.4, 0.9) - 0.6).abs() < 1e-6);
         assert_eq!(mix_restitution(0.2, 0.5), 0.5);
+    }
+
+    /// A box resting on the ground: the cached manifold follows small motions exactly along
+    /// the normal and is refused after large ones or a turn of the world frame.
+    #[test]
+    fn recycled_manifold_tracks_small_motion_and_refuses_large() {
+        use crate::physics::collision::collide;
+        use crate::physics::shape::{Geometry, Polygon};
+        let ground = Geometry::Polygon(Polygon::new_box(5.0, 0.5).unwrap());
+        let block = Geometry::Polygon(Polygon::new_box(0.5, 0.5).unwrap());
+        let xf_a = Transform {
+            p: Vec2::new(0.0, -0.5),
+            q: Rot::IDENTITY,
+        };
+        let at = |x: f32, y: f32, angle: f32| Transform {
+            p: Vec2::new(x, y),
+            q: Rot::from_angle(angle),
+        };
+        let mut contact = Contact {
+            shape_a: ShapeHandle::new(0, 0),
+            shape_b: ShapeHandle::new(1, 0),
+            body_a: BodyHandle::new(0, 0),
+            body_b: BodyHandle::new(1, 0),
+            manifold: Manifold::EMPTY,
+            friction: 0.6,
+            restitution: 0.0,
+            key: pair_key(0, 1),
+            cache: ManifoldCache::default(),
+        };
+        let xf_b = at(0.0, 0.49, 0.0);
+        contact.update_manifold(collide(&ground, &xf_a, &block, &xf_b, 0.02));
+        assert_eq!(contact.manifold.count, 2);
+        contact.cache_manifold(xf_a.p, xf_b.p, &xf_a, &xf_b);
+        assert!(contact.cache.valid);
+
+        // 1 cm up and 1 cm sideways: reused, each separation 1 cm larger (the normal is +y).
+        let moved = at(0.01, 0.50, 0.0);
+        let before: Vec<f32> = contact
+            .manifold
+            .points()
+            .iter()
+            .map(|p| p.separation)
+            .collect();
+        assert!(contact.recycle(xf_a.p, moved.p, &xf_a, &moved, 0.71));
+        for (p, s0) in contact.manifold.points().iter().zip(before) {
+            assert!(
+                (p.separation - (s0 + 0.01)).abs() < 1e-6,
+                "{} vs {}",
+                p.separation,
+                s0
+            );
+            assert!(p.persisted);
+        }
+        // The kernel agrees with the recycled separations.
+        let fresh = collide(&ground, &xf_a, &block, &moved, 0.02);
+        for (p, f) in contact.manifold.points().iter().zip(fresh.points()) {
+            assert!((p.separation - f.separation).abs() < 1e-5);
+        }
+
+        // A tilt of 0.02 rad moves the corners by 0.71 * 0.02 = 1.4 cm: still reused, and the
+        // corners' separations differ by the tilt.
+        let tilted = at(0.0, 0.49, 0.02);
+        assert!(contact.recycle(xf_a.p, tilted.p, &xf_a, &tilted, 0.71));
+        let s: Vec<f32> = contact
+            .manifold
+            .points()
+            .iter()
+            .map(|p| p.separation)
+            .collect();
+        assert!((s[0] - s[1]).abs() > 0.015, "tilt not seen: {s:?}");
+
+        // Moved 6 cm (more than the 5 cm recycle distance), or turned 0.1 rad (7 cm at the
+        // corners): the kernel must run, and the manifold is left as it was.
+        let kept = contact.manifold;
+        assert!(!contact.recycle(
+            xf_a.p,
+            at(0.0, 0.55, 0.0).p,
+            &xf_a,
+            &at(0.0, 0.55, 0.0),
+            0.71
+        ));
+        assert!(!contact.recycle(xf_a.p, xf_b.p, &xf_a, &at(0.0, 0.49, 0.1), 0.71));
+        assert_eq!(contact.manifold, kept);
+
+        // Both bodies turned together by 15 degrees: the relative pose is unchanged but the
+        // world normal is stale.
+        let turn = Rot::from_angle(15f32.to_radians());
+        let xf_a2 = Transform { p: xf_a.p, q: turn };
+        let xf_b2 = xf_a2.mul(&xf_a.inv_mul(&xf_b));
+        assert!(!contact.recycle(xf_a2.p, xf_b2.p, &xf_a2, &xf_b2, 0.71));
+
+        // An empty manifold is never recycled.
+        contact.update_manifold(Manifold::EMPTY);
+        contact.cache_manifold(xf_a.p, xf_b.p, &xf_a, &xf_b);
+        assert!(!contact.cache.valid);
+        assert!(!contact.recycle(xf_a.p, xf_b.p, &xf_a, &xf_b, 0.71));
     }
 }

@@ -10,16 +10,33 @@ use super::math::Vec2;
 /// as touching in hull welding and clipping. Larger: visible gaps; smaller: jitter.
 pub const LINEAR_SLOP: f32 = 0.005;
 
-/// Distance, metres, by which broad-phase boxes are enlarged so that small moves do not
-/// re-insert proxies (0.1). Larger: more candidate pairs; smaller: more tree updates.
+/// Largest distance, metres, by which a moving shape's broad-phase box is enlarged so that
+/// small moves do not re-insert its proxy (0.1). Larger: more candidate pairs; smaller: more
+/// tree updates.
 pub const AABB_MARGIN: f32 = 0.1;
+
+/// A moving shape's broad-phase margin as a fraction of its half-diagonal, capped at
+/// `AABB_MARGIN` (0.25: 4.4 cm for a 25 cm box, the cap for boxes of 0.57 m and more).
+/// Larger: a dense pile of small shapes pairs each with many more neighbours (a 0.1 m
+/// margin on the tumbler's 25 cm boxes made 2.5x the pairs); smaller: more tree updates.
+pub const AABB_MARGIN_FRACTION: f32 = 0.125;
 
 /// Steps of motion, at the current velocity, that a moving shape's new broad-phase box
 /// covers when it is re-inserted (4). A shape moving steadily then stays inside its box for
 /// several steps instead of being re-inserted every step once its speed exceeds
 /// `AABB_MARGIN` per step. Larger: longer boxes, more candidate pairs for fast shapes;
 /// smaller: more tree updates.
-pub const FAT_BOX_PREDICTION_STEPS: f32 = 4.0;
+pub const FAT_BOX_PREDICTION_STEPS: f32 = 2.0;
+
+/// How far, metres, two bodies in contact may move relative to each other (translation plus
+/// turn times extent) before the soft step recomputes their manifold instead of reusing it
+/// (Box2D v3's contact recycling distance, 10 * LINEAR_SLOP). Larger: less narrow-phase
+/// work, new contact features found later; 0 would disable recycling.
+pub const CONTACT_RECYCLE_DISTANCE: f32 = 10.0 * LINEAR_SLOP;
+
+/// Cosine of the largest turn of either body (0.98: about 11.5 degrees) with which a
+/// manifold, whose normal is in world space, is still reused.
+pub const CONTACT_RECYCLE_COS_ANGLE: f32 = 0.98;
 
 /// Base speculative distance, metres (4 * LINEAR_SLOP): contact points are kept while the
 /// shapes are this close even if not touching, plus the distance the pair can close in one

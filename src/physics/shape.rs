@@ -8,7 +8,7 @@
 use super::error::{check_finite, check_finite_vec, check_non_negative, check_positive};
 use super::error::{PhysicsError, PhysicsResult};
 use super::math::{cross, Aabb, Transform, Vec2};
-use super::settings::LINEAR_SLOP;
+use super::settings::{AABB_MARGIN, AABB_MARGIN_FRACTION, LINEAR_SLOP};
 use super::{BodyHandle, ShapeHandle};
 
 /// Most vertices a polygon may have.
@@ -354,6 +354,15 @@ impl Geometry {
         }
     }
 
+    /// The margin by which a moving shape's broad-phase box is grown: a fraction
+    /// (`AABB_MARGIN_FRACTION`) of the shape's half-diagonal, at most `AABB_MARGIN`, as Box2D
+    /// v3 sizes it. A small box gets a small margin, so a dense pile of small shapes does not
+    /// pair every box with its neighbours' neighbours.
+    pub fn fat_margin(&self) -> f32 {
+        let half_diagonal = self.aabb(&Transform::IDENTITY).extents().length();
+        (AABB_MARGIN_FRACTION * half_diagonal).min(AABB_MARGIN)
+    }
+
     /// The distance from the centre of mass to the farthest point of the shape: bounds how
     /// far a point of the shape moves when the body turns.
     pub fn extent_from(&self, center: Vec2) -> f32 {
@@ -562,6 +571,13 @@ pub struct Shape {
     pub(crate) filter: Filter,
     /// Tight world AABB from the last step.
     pub(crate) aabb: Aabb,
+    /// The box stored in the broad phase (fat for moving shapes), kept here as well so
+    /// that the narrow phase tests whether a pair's boxes still overlap without reading
+    /// the tree.
+    pub(crate) fat_aabb: Aabb,
+    /// How much the broad-phase box of a moving shape is grown around its tight box:
+    /// [`fat_margin`] of its geometry.
+    pub(crate) margin: f32,
     /// Broad-phase proxy id.
     pub(crate) proxy: super::collision::broad_phase::ProxyId,
     pub(crate) handle: ShapeHandle,

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::body::{Body, BodyDef, BodyKind};
 use super::collision::broad_phase::{BroadPhase, ProxyId, ProxyKind};
 use super::collision::{self, ray};
-use super::contact::{mix_friction, mix_restitution, pair_key, Contact, PairSet};
+use super::contact::{mix_friction, mix_restitution, pair_key, Contact, ManifoldCache, PairSet};
 use super::debug_draw::{Color, DebugDraw, DrawFlags};
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
@@ -39,6 +39,12 @@ pub struct StepStats {
     pub pairs: usize,
     /// Pairs with at least one manifold point (touching or speculative).
     pub contacts: usize,
+    /// Shapes whose broad-phase boxes were re-inserted or touched, and so queried.
+    pub proxies_moved: usize,
+    /// Box overlaps those queries found, known pairs included (each pair once).
+    pub overlaps_found: usize,
+    /// Pairs created.
+    pub pairs_created: usize,
     pub manifold_points: usize,
     pub joints: usize,
     pub broad_phase_ms: f32,
@@ -401,13 +407,19 @@ impl World {
             restitution: def.restitution,
             filter: def.filter,
             aabb,
+            fat_aabb: aabb,
+            margin: def.geometry.fat_margin(),
             proxy: ProxyId::from_bits(0),
             handle,
         });
-        let proxy = self
-            .broad_phase
-            .create_proxy(aabb, kind, handle.index() as u32);
-        self.shapes.get_mut(handle).expect("just made").proxy = proxy;
+        let shape = self.shapes.get_mut(handle).expect("just made");
+        shape.proxy = self.broad_phase.create_proxy_with_margin(
+            aabb,
+            kind,
+            shape.margin,
+            handle.index() as u32,
+        );
+        shape.fat_aabb = self.broad_phase.fat_aabb(shape.proxy);
         self.bodies
             .get_mut(body)
             .expect("checked")
@@ -638,9 +650,13 @@ impl World {
             let shape = self.shapes.get_mut(s).expect("body's shape");
             shape.aabb = shape.geometry.aabb(&xf);
             let (proxy, aabb) = (shape.proxy, shape.aabb);
-            if !self.broad_phase.move_proxy(proxy, aabb) {
+            if !self
+                .broad_phase
+                .move_proxy_with_margin(proxy, aabb, shape.margin)
+            {
                 self.broad_phase.touch_proxy(proxy);
             }
+            shape.fat_aabb = self.broad_phase.fat_aabb(proxy);
         }
         if kind != BodyKind::Static {
             self.wake_body(handle);
@@ -754,8 +770,7 @@ impl World {
     /// the motion when it was last re-inserted.
     #[doc(hidden)]
     pub fn shape_proxy_box(&self, shape: ShapeHandle) -> Option<Aabb> {
-        let s = self.shapes.get(shape)?;
-        Some(self.broad_phase.fat_aabb(s.proxy))
+        Some(self.shapes.get(shape)?.fat_aabb)
     }
 
     /// Put back a body's exact motion and sleep state: centre of mass, angle, velocities,
@@ -816,7 +831,7 @@ impl World {
     }
 
     /// Append a contact between two shapes with a saved manifold (points, feature ids and
-    /// accumulated impulses), after the contacts already there. Refused when either shape is
+    /// accumulated impulses) and recycling cache, after the contacts already there. Refused when either shape is
     /// missing, both are on one body, or the pair already has a contact.
     #[doc(hidden)]
     pub fn restore_contact(
@@ -824,6 +839,7 @@ impl World {
         shape_a: ShapeHandle,
         shape_b: ShapeHandle,
         manifold: collision::Manifold,
+        cache: ManifoldCache,
     ) -> PhysicsResult<()> {
         let sa = self
             .shapes
@@ -861,6 +877,7 @@ impl World {
             friction: mix_friction(sa.friction, sb.friction),
             restitution: mix_restitution(sa.restitution, sb.restitution),
             key,
+            cache,
         };
         self.pair_keys.insert(key);
         self.contacts.push(contact);
@@ -870,17 +887,18 @@ impl World {
     /// Set a shape's broad-phase (fat) box exactly.
     #[doc(hidden)]
     pub fn restore_shape_proxy_box(&mut self, shape: ShapeHandle, fat: Aabb) -> PhysicsResult<()> {
-        let s = self
-            .shapes
-            .get(shape)
-            .ok_or_else(|| PhysicsError::new("shape", "no such shape"))?;
         if !fat.is_valid() {
             return Err(PhysicsError::new(
                 "proxy_box",
                 "min must be finite and below max",
             ));
         }
-        self.broad_phase.restore_fat_aabb(s.proxy, fat);
+        let s = self
+            .shapes
+            .get_mut(shape)
+            .ok_or_else(|| PhysicsError::new("shape", "no such shape"))?;
+        s.fat_aabb = fat;
+        self.broad_phase.reinsert_proxy(s.proxy, fat);
         Ok(())
     }
 
@@ -1056,6 +1074,7 @@ impl World {
             let b = self.bodies.at(i);
             let xf = b.transform();
             let sweep = b.linear_velocity * h;
+            let mut ahead = None;
             for &s in &b.shapes {
                 let shape = self.shapes.at_mut(s.index());
                 let aabb = shape.geometry.aabb(&xf);
@@ -1065,15 +1084,19 @@ impl World {
                     aabb.max.max(aabb.max + sweep),
                 )
                 .extended(SPECULATIVE_DISTANCE);
-                // When the box must move, make room for a few more steps of the same motion.
-                let ahead = FAT_BOX_PREDICTION_STEPS * sweep;
-                let predicted = Aabb::new(
-                    aabb.min.min(aabb.min + ahead),
-                    aabb.max.max(aabb.max + ahead),
-                )
-                .extended(SPECULATIVE_DISTANCE);
-                self.broad_phase
-                    .move_proxy_predicted(shape.proxy, swept, predicted);
+                if shape.fat_aabb.contains(&swept) {
+                    continue;
+                }
+                // The box must move: make room for a few more steps of the same motion,
+                // turning included (a long wall on a turning body leaves its box by its
+                // ends), so that a steadily moving shape is re-inserted once every few steps.
+                let xf_ahead =
+                    *ahead.get_or_insert_with(|| b.transform_after(FAT_BOX_PREDICTION_STEPS * h));
+                let predicted = shape.geometry.aabb(&xf_ahead);
+                shape.fat_aabb = swept
+                    .union(&predicted.extended(SPECULATIVE_DISTANCE))
+                    .extended(shape.margin);
+                self.broad_phase.enlarge_proxy(shape.proxy, shape.fat_aabb);
             }
         }
         // Most reported overlaps are pairs that already have a contact (a re-inserted box
@@ -1083,15 +1106,23 @@ impl World {
             .update_pairs_filtered(&mut self.new_pairs, |a, b| {
                 !keys.contains(&pair_key(a as usize, b as usize))
             });
+        let before = self.contacts.len();
         for k in 0..self.new_pairs.len() {
             let (a, b) = self.new_pairs[k];
             self.try_add_contact(a as usize, b as usize);
         }
+        let counts = self.broad_phase.last_update();
+        self.stats.proxies_moved += counts.queried;
+        self.stats.overlaps_found += counts.overlaps;
+        self.stats.pairs_created += self.contacts.len() - before;
         let t1 = Instant::now();
 
         // Narrow phase for contacts with an awake body.
         let gravity_drop = self.settings.gravity.length() * h * h;
         let relative_closing = self.settings.solver == SolverKind::SoftStep;
+        // Manifold recycling: the soft step only (the classic solver recomputes every
+        // manifold every step, as Box2D-Lite).
+        let recycle = relative_closing;
         let mut to_wake: Vec<BodyHandle> = Vec::new();
         let mut any_removed = false;
         for c in self.contacts.iter_mut() {
@@ -1102,7 +1133,7 @@ impl World {
             }
             let shape_a = self.shapes.at(c.shape_a.index());
             let shape_b = self.shapes.at(c.shape_b.index());
-            if !self.broad_phase.test_overlap(shape_a.proxy, shape_b.proxy) {
+            if !shape_a.fat_aabb.overlaps(&shape_b.fat_aabb) {
                 c.key = u64::MAX;
                 any_removed = true;
                 continue;
@@ -1130,17 +1161,41 @@ impl World {
             let gap =
                 (shape_a.aabb.min - shape_b.aabb.max).max(shape_b.aabb.min - shape_a.aabb.max);
             if gap.x > speculative || gap.y > speculative {
-                c.update_manifold(collision::Manifold::EMPTY);
+                // Most far pairs were already empty: leave them untouched.
+                if c.manifold.count > 0 {
+                    c.update_manifold(collision::Manifold::EMPTY);
+                    c.cache.valid = false;
+                }
                 continue;
             }
-            let manifold = collision::collide(
-                &shape_a.geometry,
-                &body_a.transform(),
-                &shape_b.geometry,
-                &body_b.transform(),
-                speculative,
-            );
-            if manifold.count > 0 {
+            let (xf_a, xf_b) = (body_a.transform(), body_b.transform());
+            // Soft step: reuse the manifold while the pair has hardly moved relative to
+            // itself (a resting stack: most of a pyramid's contacts, every step).
+            let recycled = recycle
+                && c.recycle(
+                    body_a.center,
+                    body_b.center,
+                    &xf_a,
+                    &xf_b,
+                    body_a.motion_extent().max(body_b.motion_extent()),
+                );
+            if !recycled {
+                let manifold = collision::collide(
+                    &shape_a.geometry,
+                    &xf_a,
+                    &shape_b.geometry,
+                    &xf_b,
+                    speculative,
+                );
+                c.update_manifold(manifold);
+                if recycle {
+                    c.cache_manifold(body_a.center, body_b.center, &xf_a, &xf_b);
+                } else {
+                    // Stale once the classic solver has changed the manifold.
+                    c.cache.valid = false;
+                }
+            }
+            if c.manifold.count > 0 {
                 if !body_a.awake && body_a.kind != BodyKind::Static {
                     to_wake.push(c.body_a);
                 }
@@ -1148,7 +1203,6 @@ impl World {
                     to_wake.push(c.body_b);
                 }
             }
-            c.update_manifold(manifold);
         }
         if any_removed {
             let keys = &mut self.pair_keys;
@@ -1213,6 +1267,7 @@ impl World {
             friction: mix_friction(shape_a.friction, shape_b.friction),
             restitution: mix_restitution(shape_a.restitution, shape_b.restitution),
             key,
+            cache: ManifoldCache::default(),
         });
     }
 

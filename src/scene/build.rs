@@ -13,8 +13,9 @@ use super::format::{
 use super::generators::{self, GeneratedJoint};
 use super::Scene;
 use crate::physics::collision::{Manifold, ManifoldPoint};
+use crate::physics::contact::ManifoldCache;
 use crate::physics::joint::JointDefKind;
-use crate::physics::math::Aabb;
+use crate::physics::math::{Aabb, Rot, Transform};
 use crate::physics::shape::{convex_hull, MAX_POLYGON_VERTICES};
 use crate::physics::{
     BodyDef, BodyHandle, BodyKind, BodyState, Capsule, Circle, Geometry, JointHandle, JointState,
@@ -755,8 +756,29 @@ fn restore_state(
         manifold.count = c.points.len();
         let shape_a = shapes[c.shape_a.0 as usize][c.shape_a.1 as usize];
         let shape_b = shapes[c.shape_b.0 as usize][c.shape_b.1 as usize];
+        let cache = c.cache.map_or(ManifoldCache::default(), |k| ManifoldCache {
+            valid: true,
+            rotation_a: Rot {
+                c: k.rotation_a.0,
+                s: k.rotation_a.1,
+            },
+            rotation_b: Rot {
+                c: k.rotation_b.0,
+                s: k.rotation_b.1,
+            },
+            relative: Transform {
+                p: k.relative.0,
+                q: Rot {
+                    c: k.relative.1 .0,
+                    s: k.relative.1 .1,
+                },
+            },
+            anchor_a: k.anchor_a,
+            anchor_b: k.anchor_b,
+            base_separation: k.base_separation,
+        });
         world
-            .restore_contact(shape_a, shape_b, manifold)
+            .restore_contact(shape_a, shape_b, manifold, cache)
             .map_err(|e| format!("contact #{i}: {e}"))?;
     }
     for (i, s) in state.joints.iter().enumerate() {

@@ -14,8 +14,8 @@ use std::path::Path;
 
 use super::format::{
     BodyFile, BodyStateFile, CameraFile, ContactFile, FilterFile, GeometryFile, JointFile,
-    JointKindFile, JointStateFile, ManifoldPointFile, SceneFile, SettingsFile, ShapeFile,
-    WorldStateFile,
+    JointKindFile, JointStateFile, ManifoldCacheFile, ManifoldPointFile, SceneFile, SettingsFile,
+    ShapeFile, WorldStateFile,
 };
 use crate::physics::{BodyHandle, BodyState, Geometry, Joint, Polygon, World};
 
@@ -169,6 +169,17 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
                         persisted: p.persisted,
                     })
                     .collect(),
+                cache: c.cache().valid.then(|| {
+                    let k = c.cache();
+                    ManifoldCacheFile {
+                        rotation_a: (k.rotation_a.c, k.rotation_a.s),
+                        rotation_b: (k.rotation_b.c, k.rotation_b.s),
+                        relative: (k.relative.p, (k.relative.q.c, k.relative.q.s)),
+                        anchor_a: k.anchor_a,
+                        anchor_b: k.anchor_b,
+                        base_separation: k.base_separation,
+                    }
+                }),
             })
         })
         .collect();

@@ -866,6 +866,22 @@ pub struct ContactFile {
     pub shape_b: (u32, u32),
     pub normal: Vec2,
     pub points: Vec<ManifoldPointFile>,
+    /// The manifold recycling cache (`ManifoldCache`), when valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<ManifoldCacheFile>,
+}
+
+/// `ManifoldCache`: rotations as `(cos, sin)`, the relative frame as `(position, (cos,
+/// sin))`, and per point the anchors on A and B and the separation then.
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ManifoldCacheFile {
+    pub rotation_a: (f32, f32),
+    pub rotation_b: (f32, f32),
+    pub relative: (Vec2, (f32, f32)),
+    pub anchor_a: [Vec2; 2],
+    pub anchor_b: [Vec2; 2],
+    pub base_separation: [f32; 2],
 }
 
 impl Default for ContactFile {
@@ -875,6 +891,7 @@ impl Default for ContactFile {
             shape_b: (0, 0),
             normal: Vec2::ZERO,
             points: Vec::new(),
+            cache: None,
         }
     }
 }

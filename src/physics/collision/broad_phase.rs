@@ -2,18 +2,22 @@
 //!
 //! Static proxies and moving proxies live in separate trees (as in Box2D v3), so pairs of
 //! static proxies are never even looked at. Moving proxies are stored with a fat box, the
-//! tight box grown by [`AABB_MARGIN`], so a body that moves a little stays inside its fat
-//! box and costs nothing; only when the tight box leaves the fat box is the proxy
-//! re-inserted and put in the *move buffer*.
+//! tight box grown by a margin (the caller's, by default [`AABB_MARGIN`]), so a body that
+//! moves a little stays inside its fat box and costs nothing; only when the tight box leaves
+//! the fat box does the proxy get a new box and go in the *move buffer*. The step gives a
+//! moving proxy its new box in place ([`BroadPhase::enlarge_proxy`], Box2D v3's scheme) and
+//! the moving tree rebuilds what grew once per update; other changes re-insert the proxy.
 //!
-//! [`BroadPhase::update_pairs`] then queries each buffered proxy's fat box (moving proxies
-//! against both trees, static ones against the moving tree) and reports every fat-box overlap
-//! it finds, once, sorted. Pairs that already exist are the caller's business: the world keeps
-//! its set of contacts and drops a pair when its fat boxes stop overlapping.
+//! [`BroadPhase::update_pairs`] then pairs the buffered moving proxies with the moving tree
+//! in one traversal of the tree against itself, queries each buffered proxy's box against
+//! the other tree, and reports every new fat-box overlap, once, sorted. New: a proxy only
+//! enlarged in place remembers its box from before, and a pair whose old boxes overlapped
+//! was reported then. A created, re-inserted or touched proxy reports all its overlaps.
+//! Pairs that already exist are the caller's business: the world keeps its set of contacts
+//! and drops a pair when its fat boxes stop overlapping.
 //!
-//! Duplicate rule, when both proxies of a pair are in the move buffer: two moving proxies
-//! report from the one with the smaller tree id; a moving and a static proxy report from
-//! the moving one.
+//! Duplicate rule, when both proxies of a pair are in the move buffer: a moving and a static
+//! proxy report from the moving one (two moving proxies meet once in the traversal).
 
 use super::dynamic_tree::DynamicTree;
 use crate::physics::math::{Aabb, Vec2};
@@ -87,6 +91,33 @@ pub struct BroadPhase {
     move_buffer: Vec<ProxyId>,
     /// Per tree, per tree id: is the proxy in the move buffer? Grown on demand.
     moved: [Vec<bool>; 2],
+    /// What the last `update_pairs` did (statistics).
+    last_update: UpdateCounts,
+    /// Scratch for `update_pairs`: tree ids of the buffered moving proxies.
+    moved_ids: Vec<u32>,
+    /// Per tree, per tree id: the stored box as the last `update_pairs` left it, or
+    /// `NEVER` once the proxy was created, re-inserted or touched since. While a proxy
+    /// is only enlarged in place it keeps its old box here, so that a pair whose old boxes
+    /// overlapped, and so was reported before, is not reported again: most overlaps a
+    /// moved proxy finds are such pairs, and the caller's filter need not see them.
+    previous: [Vec<Aabb>; 2],
+}
+
+/// A box that overlaps nothing, itself included.
+const NEVER: Aabb = Aabb {
+    min: Vec2::splat(f32::INFINITY),
+    max: Vec2::splat(f32::NEG_INFINITY),
+};
+
+/// Work done by one [`BroadPhase::update_pairs`]: proxies queried and overlaps found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UpdateCounts {
+    /// Buffered proxies whose boxes were queried.
+    pub queried: usize,
+    /// Overlaps the queries found, before the caller's filter (each pair once).
+    pub overlaps: usize,
+    /// Of those, the pairs whose boxes already overlapped before the moves (not reported).
+    pub known: usize,
 }
 
 impl BroadPhase {
@@ -94,21 +125,34 @@ impl BroadPhase {
         Self::default()
     }
 
-    /// Add a proxy for the tight box `aabb`. Moving proxies are stored fattened by
-    /// `AABB_MARGIN`, static ones as they are. The proxy is put in the move buffer.
+    /// Add a proxy for the tight box `aabb`, with the default margin `AABB_MARGIN`. See
+    /// [`BroadPhase::create_proxy_with_margin`].
     pub fn create_proxy(&mut self, aabb: Aabb, kind: ProxyKind, user_data: u32) -> ProxyId {
+        self.create_proxy_with_margin(aabb, kind, AABB_MARGIN, user_data)
+    }
+
+    /// Add a proxy for the tight box `aabb`. Moving proxies are stored fattened by `margin`,
+    /// static ones as they are. The proxy is put in the move buffer.
+    pub fn create_proxy_with_margin(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        margin: f32,
+        user_data: u32,
+    ) -> ProxyId {
         let stored = match kind {
             ProxyKind::Static => aabb,
-            ProxyKind::Moving => aabb.extended(AABB_MARGIN),
+            ProxyKind::Moving => aabb.extended(margin),
         };
         let tree_id = self.trees[kind.index()].create_proxy(stored, user_data);
         let proxy = ProxyId::new(kind, tree_id);
         let moved = &mut self.moved[kind.index()];
         if moved.len() <= tree_id as usize {
             moved.resize(tree_id as usize + 1, false);
+            self.previous[kind.index()].resize(tree_id as usize + 1, NEVER);
         }
         // A fresh id is never flagged: destroy clears the flag.
-        self.buffer_move(proxy);
+        self.buffer_move(proxy, true);
         proxy
     }
 
@@ -120,43 +164,53 @@ impl BroadPhase {
         self.trees[k].destroy_proxy(id);
     }
 
-    /// Report the new tight box of a proxy. If it has left the stored (fat) box the proxy is
-    /// re-inserted with a new fat box and buffered, and this returns true. A static proxy is
-    /// re-inserted whenever its box changes at all.
+    /// [`BroadPhase::move_proxy_with_margin`] with the default margin `AABB_MARGIN`.
     pub fn move_proxy(&mut self, proxy: ProxyId, aabb: Aabb) -> bool {
-        self.move_proxy_predicted(proxy, aabb, aabb)
+        self.move_proxy_with_margin(proxy, aabb, AABB_MARGIN)
     }
 
-    /// `move_proxy` for a moving proxy whose motion is known: when `aabb` has left the fat
-    /// box, the new fat box is `predicted` (a box containing `aabb` and where the shape is
-    /// expected to go) grown by `AABB_MARGIN`, so that a shape moving steadily is re-inserted
-    /// once every few steps instead of every step.
-    pub fn move_proxy_predicted(&mut self, proxy: ProxyId, aabb: Aabb, predicted: Aabb) -> bool {
-        let (kind, id) = (proxy.kind(), proxy.tree_id());
-        let tree = &mut self.trees[kind.index()];
-        let fat = tree.fat_aabb(id);
-        let stored = match kind {
+    /// Report the new tight box of a proxy. If it has left the stored (fat) box the proxy is
+    /// re-inserted with the tight box grown by `margin` and buffered, and this returns true.
+    /// A static proxy is re-inserted whenever its box changes at all.
+    pub fn move_proxy_with_margin(&mut self, proxy: ProxyId, aabb: Aabb, margin: f32) -> bool {
+        let fat = self.fat_aabb(proxy);
+        let stored = match proxy.kind() {
             ProxyKind::Static if fat == aabb => return false,
             ProxyKind::Static => aabb,
             ProxyKind::Moving if fat.contains(&aabb) => return false,
-            ProxyKind::Moving => predicted.union(&aabb).extended(AABB_MARGIN),
+            ProxyKind::Moving => aabb.extended(margin),
         };
-        tree.move_proxy(id, stored);
-        self.buffer_move(proxy);
+        self.reinsert_proxy(proxy, stored);
         true
     }
 
-    /// Replace a proxy's stored box with exactly `fat` and buffer it. For restoring a saved
-    /// world bit for bit (scene export); the step never calls it.
-    pub fn restore_fat_aabb(&mut self, proxy: ProxyId, fat: Aabb) {
-        self.trees[proxy.kind().index()].move_proxy(proxy.tree_id(), fat);
-        self.buffer_move(proxy);
+    /// Replace a proxy's stored box with exactly `stored` (the caller has fattened it: the
+    /// world grows a moving shape's box along its predicted motion) and buffer it. Also how
+    /// a saved world is restored bit for bit (scene export).
+    pub fn reinsert_proxy(&mut self, proxy: ProxyId, stored: Aabb) {
+        self.trees[proxy.kind().index()].move_proxy(proxy.tree_id(), stored);
+        self.buffer_move(proxy, true);
+    }
+
+    /// Give a moving proxy the new stored box `stored` in place (see
+    /// [`DynamicTree::enlarge_proxy`]) and buffer it. The moving tree rebuilds what grew at
+    /// the next `update_pairs`, before its queries. The step moves proxies this way: when
+    /// hundreds move at once (a tumbling pile) one partial rebuild costs far less than as
+    /// many removals and insertions. A static proxy is re-inserted instead.
+    pub fn enlarge_proxy(&mut self, proxy: ProxyId, stored: Aabb) {
+        match proxy.kind() {
+            ProxyKind::Static => self.reinsert_proxy(proxy, stored),
+            ProxyKind::Moving => {
+                self.trees[ProxyKind::Moving.index()].enlarge_proxy(proxy.tree_id(), stored);
+                self.buffer_move(proxy, false);
+            }
+        }
     }
 
     /// Put a proxy in the move buffer without moving it, so the next `update_pairs` reports
     /// all its overlaps (e.g. after waking or a filter change).
     pub fn touch_proxy(&mut self, proxy: ProxyId) {
-        self.buffer_move(proxy);
+        self.buffer_move(proxy, true);
     }
 
     /// The stored box: fat for moving proxies, tight for static ones.
@@ -175,9 +229,11 @@ impl BroadPhase {
     }
 
     /// Fill `pairs` (cleared first) with every fat-box overlap that involves at least one
-    /// buffered proxy, as `(user_data_a, user_data_b)` with `user_data_a < user_data_b`,
-    /// each pair once, sorted; then empty the move buffer. Static-static pairs are never
-    /// reported. Allocates nothing once `pairs` and the move buffer have grown to size.
+    /// buffered proxy and is new (see the module documentation: not both boxes unchanged
+    /// since the last update but for in-place growth that kept them overlapping), as
+    /// `(user_data_a, user_data_b)` with `user_data_a < user_data_b`, each pair once,
+    /// sorted; then empty the move buffer. Static-static pairs are never reported. Allocates
+    /// nothing once `pairs` and the move buffer have grown to size.
     pub fn update_pairs(&mut self, pairs: &mut Vec<(u32, u32)>) {
         self.update_pairs_filtered(pairs, |_, _| true);
     }
@@ -193,12 +249,8 @@ impl BroadPhase {
         mut keep: impl FnMut(u32, u32) -> bool,
     ) {
         pairs.clear();
-        let mut report = |a: u32, b: u32| {
-            let (a, b) = ordered(a, b);
-            if keep(a, b) {
-                pairs.push((a, b));
-            }
-        };
+        let mut overlaps = 0;
+        let mut known = 0;
 
         // 1. Canonical move buffer: sorted, no duplicates, no destroyed proxies.
         self.move_buffer.sort_unstable();
@@ -207,8 +259,39 @@ impl BroadPhase {
         self.move_buffer
             .retain(|p| moved[p.kind().index()][p.tree_id() as usize]);
 
-        // 2. Query each buffered proxy's box.
-        let [static_tree, moving_tree] = &self.trees;
+        // 2. Tighten what `enlarge_proxy` grew; pair the buffered moving proxies with the
+        //    moving tree in one traversal, then query each buffered proxy's box against
+        //    the other tree. A pair whose boxes overlapped before this round's moves too
+        //    (`previous`) was reported then: it is counted but not reported again.
+        self.trees[ProxyKind::Moving.index()].rebuild();
+        self.moved_ids.clear();
+        self.moved_ids.extend(
+            self.move_buffer
+                .iter()
+                .filter(|p| p.kind() == ProxyKind::Moving)
+                .map(|p| p.tree_id()),
+        );
+        let [static_tree, moving_tree] = &mut self.trees;
+        let [previous_static, previous_moving] = &self.previous;
+        let mut report = |previous_a: &Aabb, user_a: u32, previous_b: &Aabb, user_b: u32| {
+            overlaps += 1;
+            if previous_a.overlaps(previous_b) {
+                known += 1;
+                return;
+            }
+            let (a, b) = ordered(user_a, user_b);
+            if keep(a, b) {
+                pairs.push((a, b));
+            }
+        };
+        moving_tree.overlapping_pairs(&self.moved_ids, |leaf_a, user_a, leaf_b, user_b| {
+            report(
+                &previous_moving[leaf_a as usize],
+                user_a,
+                &previous_moving[leaf_b as usize],
+                user_b,
+            )
+        });
         let [_, moved_moving] = &self.moved;
         for &proxy in &self.move_buffer {
             let id = proxy.tree_id();
@@ -216,25 +299,20 @@ impl BroadPhase {
                 ProxyKind::Moving => {
                     let fat = moving_tree.fat_aabb(id);
                     let user = moving_tree.user_data(id);
-                    moving_tree.query(fat, |other, other_user| {
-                        // Both buffered: the smaller id reports.
-                        if other != id && !(other < id && moved_moving[other as usize]) {
-                            report(user, other_user);
-                        }
-                        true
-                    });
-                    static_tree.query(fat, |_, other_user| {
-                        report(user, other_user);
+                    let previous = &previous_moving[id as usize];
+                    static_tree.query(fat, |other, other_user| {
+                        report(previous, user, &previous_static[other as usize], other_user);
                         true
                     });
                 }
                 ProxyKind::Static => {
                     let aabb = static_tree.fat_aabb(id);
                     let user = static_tree.user_data(id);
+                    let previous = &previous_static[id as usize];
                     moving_tree.query(aabb, |other, other_user| {
                         // A buffered moving proxy reports this pair itself.
                         if !moved_moving[other as usize] {
-                            report(user, other_user);
+                            report(previous, user, &previous_moving[other as usize], other_user);
                         }
                         true
                     });
@@ -242,10 +320,17 @@ impl BroadPhase {
             }
         }
 
-        // 3. Deterministic output; reset the buffer.
+        // 3. Deterministic output; reset the buffer, remembering the boxes as they are now.
+        self.last_update = UpdateCounts {
+            queried: self.move_buffer.len(),
+            overlaps,
+            known,
+        };
         pairs.sort_unstable();
         for &proxy in &self.move_buffer {
-            self.moved[proxy.kind().index()][proxy.tree_id() as usize] = false;
+            let (k, id) = (proxy.kind().index(), proxy.tree_id() as usize);
+            self.moved[k][id] = false;
+            self.previous[k][id] = self.trees[k].fat_aabb(id as u32);
         }
         self.move_buffer.clear();
     }
@@ -297,6 +382,11 @@ impl BroadPhase {
         }
     }
 
+    /// What the last `update_pairs` did.
+    pub fn last_update(&self) -> UpdateCounts {
+        self.last_update
+    }
+
     /// Live proxies in both trees.
     pub fn proxy_count(&self) -> usize {
         self.trees[0].proxy_count() + self.trees[1].proxy_count()
@@ -313,8 +403,14 @@ impl BroadPhase {
         self.trees[1].validate();
     }
 
-    fn buffer_move(&mut self, proxy: ProxyId) {
-        let flag = &mut self.moved[proxy.kind().index()][proxy.tree_id() as usize];
+    /// Put a proxy in the move buffer. `forget` (created, re-inserted, touched): report
+    /// all its overlaps, known or not.
+    fn buffer_move(&mut self, proxy: ProxyId, forget: bool) {
+        let (k, id) = (proxy.kind().index(), proxy.tree_id() as usize);
+        if forget {
+            self.previous[k][id] = NEVER;
+        }
+        let flag = &mut self.moved[k][id];
         if !*flag {
             *flag = true;
             self.move_buffer.push(proxy);
@@ -415,7 +511,18 @@ mod tests {
                         let scale = if rng.unit() < 0.7 { 0.05 } else { 3.0 };
                         let d = Vec2::new(rng.range(-scale, scale), rng.range(-scale, scale));
                         tight[i] = shifted(tight[i], d);
-                        if bp.move_proxy(proxy, tight[i]) {
+                        // Moving proxies move both ways: re-inserted, or enlarged in place
+                        // (what the step does) and rebuilt by `update_pairs`.
+                        let moved = if proxy.kind() == ProxyKind::Moving && rng.unit() < 0.5 {
+                            let outside = !bp.fat_aabb(proxy).contains(&tight[i]);
+                            if outside {
+                                bp.enlarge_proxy(proxy, tight[i].extended(AABB_MARGIN));
+                            }
+                            outside
+                        } else {
+                            bp.move_proxy(proxy, tight[i])
+                        };
+                        if moved {
                             reinserted += 1;
                             buffered.insert(i as u32);
                         } else {
@@ -599,6 +706,8 @@ mod tests {
 
     #[test]
     fn large_scenes_pair_counts_and_timing() {
+        // The counts below follow from this margin.
+        const MARGIN: f32 = 0.1;
         let unit = |x: f32, y: f32| Aabb::around(Vec2::new(x, y), Vec2::splat(0.5));
         let ground = |bp: &mut BroadPhase, width: f32| {
             let g = Aabb::new(Vec2::new(-width, -1.0), Vec2::new(width, 0.0));
@@ -615,7 +724,12 @@ mod tests {
                 let x = i as f32 + 0.5 * row as f32;
                 let aabb = unit(x, 0.5 + row as f32);
                 boxes.push((
-                    bp.create_proxy(aabb, ProxyKind::Moving, boxes.len() as u32),
+                    bp.create_proxy_with_margin(
+                        aabb,
+                        ProxyKind::Moving,
+                        MARGIN,
+                        boxes.len() as u32,
+                    ),
                     aabb,
                 ));
             }
@@ -636,7 +750,12 @@ mod tests {
             for c in 0..cols {
                 let aabb = unit(c as f32, 0.5 + r as f32);
                 boxes.push((
-                    bp.create_proxy(aabb, ProxyKind::Moving, boxes.len() as u32),
+                    bp.create_proxy_with_margin(
+                        aabb,
+                        ProxyKind::Moving,
+                        MARGIN,
+                        boxes.len() as u32,
+                    ),
                     aabb,
                 ));
             }
@@ -656,7 +775,7 @@ mod tests {
         for _ in 0..steps {
             for (proxy, aabb) in boxes.iter_mut() {
                 *aabb = shifted(*aabb, Vec2::new(0.0, -0.015));
-                reinserted += usize::from(bp.move_proxy(*proxy, *aabb));
+                reinserted += usize::from(bp.move_proxy_with_margin(*proxy, *aabb, MARGIN));
             }
             bp.update_pairs(&mut pairs);
             pair_total += pairs.len();
@@ -668,7 +787,7 @@ mod tests {
         // One step where everything re-inserts, timed apart from the moves.
         for (proxy, aabb) in boxes.iter_mut() {
             *aabb = shifted(*aabb, Vec2::new(0.0, -0.2));
-            assert!(bp.move_proxy(*proxy, *aabb));
+            assert!(bp.move_proxy_with_margin(*proxy, *aabb, MARGIN));
         }
         let start = Instant::now();
         bp.update_pairs(&mut pairs);

@@ -45,6 +45,15 @@ struct Node {
     child_b_or_user: u32,
     /// 0 for a leaf, 1 + the taller child's height otherwise, `FREE_HEIGHT` when free.
     height: u16,
+    /// Internal node whose box was grown in place by [`DynamicTree::enlarge_proxy`]: it
+    /// may be looser than the union of its children until [`DynamicTree::rebuild`].
+    /// Invariant: the parent of a flagged node is flagged, so the flagged nodes form a
+    /// subtree at the root and `rebuild` finds them all from there. Insertion, removal and
+    /// rotations keep it by flagging a node that adopts a flagged child.
+    enlarged: bool,
+    /// Scratch for [`DynamicTree::overlapping_pairs`]: a marked proxy lies below (or is)
+    /// this node. Always false outside that call.
+    touched: bool,
 }
 
 impl Node {
@@ -57,6 +66,8 @@ impl Node {
         child_a: NULL,
         child_b_or_user: NULL,
         height: FREE_HEIGHT,
+        enlarged: false,
+        touched: false,
     };
 
     #[inline]
@@ -116,6 +127,10 @@ pub struct DynamicTree {
     root: u32,
     free_list: u32,
     proxy_count: usize,
+    /// Scratch for `rebuild`: the subtrees to reassemble, with their box centres.
+    rebuild_items: Vec<(u32, Vec2)>,
+    /// Scratch for `overlapping_pairs`: node pairs still to visit.
+    pair_stack: Vec<(u32, u32)>,
 }
 
 impl Default for DynamicTree {
@@ -131,6 +146,8 @@ impl DynamicTree {
             root: NULL,
             free_list: NULL,
             proxy_count: 0,
+            rebuild_items: Vec::new(),
+            pair_stack: Vec::new(),
         }
     }
 
@@ -164,6 +181,120 @@ impl DynamicTree {
         self.remove_leaf(proxy);
         self.nodes[proxy as usize].aabb = aabb;
         self.insert_leaf(proxy);
+    }
+
+    /// Give a proxy a new box without re-inserting it (Box2D v3's `EnlargeProxy`): the leaf
+    /// keeps its place and each ancestor's box grows to cover the new one, up to the first
+    /// that already does. The grown ancestors, and those above them, are flagged so that
+    /// [`DynamicTree::rebuild`] rebuilds that part of the tree. Queries stay exact in the
+    /// meantime (every box still covers its descendants), only looser. Much cheaper than
+    /// `move_proxy` when many proxies move in one step: the tree is rebuilt once, in
+    /// O(k log k) for the k subtrees that changed, instead of k removals and insertions.
+    pub fn enlarge_proxy(&mut self, proxy: u32, aabb: Aabb) {
+        self.check_proxy(proxy);
+        debug_assert!(aabb.is_valid(), "invalid proxy box {aabb:?}");
+        self.nodes[proxy as usize].aabb = aabb;
+        let mut index = self.nodes[proxy as usize].parent;
+        // Grow until an ancestor already covers the box: all above it do too.
+        while index != NULL {
+            let node = &mut self.nodes[index as usize];
+            let grown = node.aabb.union(&aabb);
+            let changed = grown != node.aabb;
+            node.aabb = grown;
+            node.enlarged = true;
+            index = node.parent;
+            if !changed {
+                break;
+            }
+        }
+        // Flag the rest of the way up, until a node flagged by an earlier call.
+        while index != NULL {
+            let node = &mut self.nodes[index as usize];
+            if node.enlarged {
+                break;
+            }
+            node.enlarged = true;
+            index = node.parent;
+        }
+    }
+
+    /// Rebuild the flagged part of the tree (Box2D v3's partial rebuild): every flagged
+    /// internal node is freed; the subtrees hanging below them (leaves and unflagged
+    /// internal nodes) are kept whole and reassembled top-down, each node splitting its
+    /// subtrees in two along the longer axis of their centres' bounds (see
+    /// `build_subtree`). The rebuilt part is tight, which the in-place growth was not.
+    /// Proxy ids are unchanged. Returns the number of subtrees reassembled (0 when nothing
+    /// was flagged).
+    pub fn rebuild(&mut self) -> usize {
+        if self.root == NULL || !self.nodes[self.root as usize].enlarged {
+            return 0;
+        }
+        let mut items = std::mem::take(&mut self.rebuild_items);
+        items.clear();
+        let mut stack = NodeStack::new(self.root);
+        while let Some(index) = stack.pop() {
+            let node = self.nodes[index as usize];
+            if node.is_leaf() || !node.enlarged {
+                items.push((index, node.aabb.center()));
+                continue;
+            }
+            stack.push(node.child_a);
+            stack.push(node.child_b_or_user);
+            self.free_node(index);
+        }
+        let count = items.len();
+        let root = self.build_subtree(&mut items, 0);
+        self.nodes[root as usize].parent = NULL;
+        self.root = root;
+        self.rebuild_items = items;
+        count
+    }
+
+    /// Join `items` (at least one) under new internal nodes; returns the subtree's root.
+    ///
+    /// Each node splits its items at the middle of their centres' bounds along the longer
+    /// axis (one linear partition, Box2D v3's default). Where that leaves a side empty
+    /// (every centre on one point), or below `MIDPOINT_DEPTH` levels (a very uneven spread),
+    /// it splits at the median instead, so the recursion depth stays below
+    /// `MIDPOINT_DEPTH + log2(items.len())`.
+    fn build_subtree(&mut self, items: &mut [(u32, Vec2)], depth: u32) -> u32 {
+        /// Levels of midpoint splits before median splits take over.
+        const MIDPOINT_DEPTH: u32 = 24;
+        if items.len() == 1 {
+            return items[0].0;
+        }
+        let (mut lo, mut hi) = (items[0].1, items[0].1);
+        for &(_, c) in items.iter() {
+            lo = lo.min(c);
+            hi = hi.max(c);
+        }
+        let axis = usize::from(hi.y - lo.y > hi.x - lo.x);
+        let pivot = 0.5 * (lo[axis] + hi[axis]);
+        let mut split = if depth < MIDPOINT_DEPTH {
+            partition_below(items, axis, pivot)
+        } else {
+            0
+        };
+        if split == 0 || split == items.len() {
+            split = items.len() / 2;
+            // Ties broken by node index so that the split is a function of the input alone.
+            items.select_nth_unstable_by(split, |a, b| {
+                a.1[axis].total_cmp(&b.1[axis]).then(a.0.cmp(&b.0))
+            });
+        }
+        let (left, right) = items.split_at_mut(split);
+        let a = self.build_subtree(left, depth + 1);
+        let b = self.build_subtree(right, depth + 1);
+        let parent = self.allocate_node();
+        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
+        let node = &mut self.nodes[parent as usize];
+        node.child_a = a;
+        node.child_b_or_user = b;
+        node.aabb = na.aabb.union(&nb.aabb);
+        node.height = 1 + na.height.max(nb.height);
+        self.nodes[a as usize].parent = parent;
+        self.nodes[b as usize].parent = parent;
+        parent
     }
 
     /// The box stored for a proxy.
@@ -219,6 +350,96 @@ impl DynamicTree {
                 if nodes[child as usize].aabb.overlaps(&aabb) {
                     stack.push(child);
                 }
+            }
+        }
+    }
+
+    /// Call `report(proxy_a, user_a, proxy_b, user_b)` once for every pair of proxies whose
+    /// boxes overlap and of which at least one is in `marked` (proxy ids, no duplicates), in
+    /// no particular order. The same pairs as querying each marked proxy's box and keeping each pair once,
+    /// but in one traversal of the tree against itself: subtrees are paired from the root
+    /// down while their boxes overlap, and a pair of subtrees without a marked proxy is
+    /// skipped, so the upper levels are visited once for all marked proxies instead of
+    /// once each. When hundreds of proxies move in a step that is several times fewer
+    /// box tests.
+    pub fn overlapping_pairs(
+        &mut self,
+        marked: &[u32],
+        mut report: impl FnMut(u32, u32, u32, u32),
+    ) {
+        if self.root == NULL || marked.is_empty() {
+            return;
+        }
+        // 1. Flag every marked proxy and its ancestors.
+        for &proxy in marked {
+            self.check_proxy(proxy);
+            let mut index = proxy;
+            while index != NULL && !self.nodes[index as usize].touched {
+                self.nodes[index as usize].touched = true;
+                index = self.nodes[index as usize].parent;
+            }
+        }
+
+        // 2. Walk pairs of subtrees. (n, n) stands for "pairs inside subtree n".
+        let mut stack = std::mem::take(&mut self.pair_stack);
+        stack.clear();
+        let nodes = self.nodes.as_slice();
+        if !nodes[self.root as usize].is_leaf() {
+            stack.push((self.root, self.root));
+        }
+        while let Some((x, y)) = stack.pop() {
+            let nx = &nodes[x as usize];
+            if x == y {
+                // Inside an internal, touched subtree: inside each touched child, and
+                // across the two children.
+                let (a, b) = (nx.child_a, nx.child_b_or_user);
+                let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
+                if na.touched && !na.is_leaf() {
+                    stack.push((a, a));
+                }
+                if nb.touched && !nb.is_leaf() {
+                    stack.push((b, b));
+                }
+                if na.aabb.overlaps(&nb.aabb) {
+                    stack.push((a, b));
+                }
+                continue;
+            }
+            // Across two disjoint subtrees whose boxes overlap, one of them touched.
+            let ny = &nodes[y as usize];
+            match (nx.is_leaf(), ny.is_leaf()) {
+                (true, true) => report(x, nx.child_b_or_user, y, ny.child_b_or_user),
+                // Split the internal one, or the taller of two internal ones.
+                (false, true) => Self::push_cross(nodes, &mut stack, x, y),
+                (true, false) => Self::push_cross(nodes, &mut stack, y, x),
+                (false, false) if nx.height >= ny.height => {
+                    Self::push_cross(nodes, &mut stack, x, y)
+                }
+                (false, false) => Self::push_cross(nodes, &mut stack, y, x),
+            }
+        }
+        self.pair_stack = stack;
+
+        // 3. Clear the flags.
+        for &proxy in marked {
+            let mut index = proxy;
+            while index != NULL && self.nodes[index as usize].touched {
+                self.nodes[index as usize].touched = false;
+                index = self.nodes[index as usize].parent;
+            }
+        }
+    }
+
+    /// Push (child, other) for each child of `split` whose box overlaps `other`'s, when one
+    /// of the two is touched.
+    #[inline]
+    fn push_cross(nodes: &[Node], stack: &mut Vec<(u32, u32)>, split: u32, other: u32) {
+        let n = &nodes[split as usize];
+        let o = &nodes[other as usize];
+        for child in [n.child_a, n.child_b_or_user] {
+            let c = &nodes[child as usize];
+            if (c.touched || o.touched) && c.aabb.overlaps(&o.aabb) {
+                stack.push((child, other));
             }
         }
     }
@@ -286,8 +507,9 @@ impl DynamicTree {
 
     /// Check the whole structure and panic with a message on the first broken invariant:
     /// parent links, leaf and free counts, every internal box equal to the union of its
-    /// children, stored heights, and the AVL balance (children's heights differ by at most
-    /// one). O(n); meant for tests and debugging.
+    /// children (containing it, for a node flagged as enlarged), the flags forming a subtree
+    /// at the root, and stored heights. O(n); meant for tests and debugging. (Balance is not
+    /// an invariant: insertion keeps the AVL rule, a rebuild balances by count.)
     pub fn validate(&self) {
         let mut reachable = 0usize;
         let mut leaves = 0usize;
@@ -319,17 +541,22 @@ impl DynamicTree {
                     1 + na.height.max(nb.height),
                     "node {index} stores a wrong height"
                 );
-                assert!(
-                    na.height.abs_diff(nb.height) <= 1,
-                    "node {index} is unbalanced: children heights {} and {}",
-                    na.height,
-                    nb.height
-                );
-                assert_eq!(
-                    node.aabb,
-                    na.aabb.union(&nb.aabb),
-                    "node {index} box is not the union of its children"
-                );
+                let union = na.aabb.union(&nb.aabb);
+                if node.enlarged {
+                    assert!(
+                        node.aabb.contains(&union),
+                        "enlarged node {index} does not cover its children"
+                    );
+                } else {
+                    assert_eq!(
+                        node.aabb, union,
+                        "node {index} box is not the union of its children"
+                    );
+                    assert!(
+                        !na.enlarged && !nb.enlarged,
+                        "node {index} is not flagged but has a flagged child"
+                    );
+                }
                 stack.push(a);
                 stack.push(b);
             }
@@ -409,6 +636,7 @@ impl DynamicTree {
             parent.child_b_or_user = leaf;
             parent.aabb = sibling_node.aabb.union(&leaf_box);
             parent.height = sibling_node.height + 1;
+            parent.enlarged = sibling_node.enlarged;
         }
         self.nodes[sibling as usize].parent = new_parent;
         self.nodes[leaf as usize].parent = new_parent;
@@ -625,6 +853,7 @@ impl DynamicTree {
         node.child_b_or_user = f;
         node.aabb = box_a.union(&box_f);
         node.height = 1 + h_a.max(h_f);
+        node.enlarged |= node_a.enlarged;
         t
     }
 }
@@ -684,10 +913,32 @@ impl DynamicTree {
             &self.nodes[node_inner.child_b_or_user as usize],
         );
         let (aabb, height) = (i1.aabb.union(&i2.aabb), 1 + i1.height.max(i2.height));
+        let down_enlarged = self.nodes[down as usize].enlarged;
         let n = &mut self.nodes[inner as usize];
         n.aabb = aabb;
         n.height = height;
+        n.enlarged |= down_enlarged;
         // `a`'s box and height are recomputed by the caller.
+    }
+}
+
+/// Reorder `items` so that those whose centre lies below `pivot` along `axis` come first
+/// (Hoare's scheme); returns how many they are.
+fn partition_below(items: &mut [(u32, Vec2)], axis: usize, pivot: f32) -> usize {
+    let (mut i, mut j) = (0, items.len());
+    loop {
+        while i < j && items[i].1[axis] < pivot {
+            i += 1;
+        }
+        while i < j && items[j - 1].1[axis] >= pivot {
+            j -= 1;
+        }
+        if i >= j {
+            return i;
+        }
+        items.swap(i, j - 1);
+        i += 1;
+        j -= 1;
     }
 }
 
@@ -769,6 +1020,109 @@ pub(crate) mod tests {
         );
     }
 
+    /// Insertion's promise: every node's children differ in height by at most one.
+    fn assert_avl(tree: &DynamicTree) {
+        for node in tree.nodes.iter() {
+            if node.height == FREE_HEIGHT || node.is_leaf() {
+                continue;
+            }
+            let (a, b) = (node.child_a as usize, node.child_b_or_user as usize);
+            let (ha, hb) = (tree.nodes[a].height, tree.nodes[b].height);
+            assert!(
+                ha.abs_diff(hb) <= 1,
+                "unbalanced: children heights {ha}, {hb}"
+            );
+        }
+    }
+
+    /// Every proxy whose box overlaps `q`, by the tree and by brute force.
+    fn assert_query_exact(tree: &DynamicTree, live: &[(u32, Aabb)], q: Aabb) {
+        let mut found = Vec::new();
+        tree.query(q, |p, _| {
+            found.push(p);
+            true
+        });
+        found.sort_unstable();
+        let mut expected: Vec<u32> = live
+            .iter()
+            .filter(|(_, b)| b.overlaps(&q))
+            .map(|&(p, _)| p)
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn enlarge_then_rebuild_stays_exact() {
+        let mut rng = Rng(0x51ed_270b);
+        let mut tree = DynamicTree::new();
+        let mut live: Vec<(u32, Aabb)> = Vec::new();
+        for i in 0..3_000 {
+            let aabb = rng.random_box(100.0, 1.0);
+            live.push((tree.create_proxy(aabb, i), aabb));
+        }
+        assert_eq!(tree.rebuild(), 0, "nothing enlarged yet");
+        for round in 0..6 {
+            // A quarter of the proxies get a new box: mostly nearby, some far away (the
+            // new box need not contain the old one).
+            let mut moved = 0;
+            for entry in live.iter_mut() {
+                if rng.unit() > 0.25 {
+                    continue;
+                }
+                let d = if rng.unit() < 0.9 {
+                    Vec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5))
+                } else {
+                    Vec2::new(rng.range(-60.0, 60.0), rng.range(-60.0, 60.0))
+                };
+                entry.1 = Aabb::new(entry.1.min + d, entry.1.max + d);
+                tree.enlarge_proxy(entry.0, entry.1);
+                moved += 1;
+            }
+            // Queries are exact before the rebuild (looser boxes, same answers).
+            tree.validate();
+            for _ in 0..50 {
+                assert_query_exact(&tree, &live, rng.random_box(100.0, 6.0));
+            }
+            // Insertions and removals between enlarging and rebuilding keep the flags.
+            if round % 2 == 1 {
+                let (p, _) = live.swap_remove(rng.below(live.len()));
+                tree.destroy_proxy(p);
+                let aabb = rng.random_box(100.0, 1.0);
+                live.push((tree.create_proxy(aabb, 9_000 + round), aabb));
+                tree.validate();
+            }
+            let subtrees = tree.rebuild();
+            assert!(
+                subtrees >= moved && subtrees <= live.len(),
+                "round {round}: {subtrees} subtrees for {moved} moved proxies"
+            );
+            tree.validate();
+            assert!(
+                tree.nodes.iter().all(|n| !n.enlarged),
+                "a flag survived the rebuild"
+            );
+            assert_balanced(&tree);
+            for _ in 0..50 {
+                assert_query_exact(&tree, &live, rng.random_box(100.0, 6.0));
+            }
+            for &(p, aabb) in &live {
+                assert_eq!(tree.fat_aabb(p), aabb);
+            }
+        }
+        // A rebuild with nothing flagged is free; one enlarged proxy rebuilds only its
+        // path's neighbourhood (its ancestors' other children), not the whole tree.
+        assert_eq!(tree.rebuild(), 0);
+        let (p, b) = live[17];
+        tree.enlarge_proxy(p, Aabb::new(b.min - Vec2::ONE, b.max + Vec2::ONE));
+        let subtrees = tree.rebuild();
+        assert!(
+            subtrees <= tree.height() as usize + 2,
+            "{subtrees} subtrees for one moved proxy"
+        );
+        tree.validate();
+    }
+
     #[test]
     fn sorted_insertion_stays_balanced() {
         // Boxes in a line, inserted left to right: a naive insert builds a list.
@@ -780,6 +1134,7 @@ pub(crate) mod tests {
             proxies.push(tree.create_proxy(aabb, i));
         }
         tree.validate();
+        assert_avl(&tree);
         assert_eq!(tree.proxy_count(), n as usize);
         assert_balanced(&tree);
         // AVL: height <= 1.44 log2(n) + 2 (n = 10,000: about 21).
@@ -792,6 +1147,7 @@ pub(crate) mod tests {
             diagonal.create_proxy(Aabb::around(c, Vec2::splat(0.2)), i);
         }
         diagonal.validate();
+        assert_avl(&diagonal);
         assert_balanced(&diagonal);
 
         // Many moves: scatter every proxy, then walk each in small steps.
@@ -809,6 +1165,7 @@ pub(crate) mod tests {
             }
         }
         tree.validate();
+        assert_avl(&tree);
         assert_balanced(&tree);
         assert_eq!(tree.proxy_count(), n as usize);
         for (i, &p) in proxies.iter().enumerate() {
