@@ -317,12 +317,10 @@ mod tests {
 
         // 1 cm up and 1 cm sideways: reused, each separation 1 cm larger (the normal is +y).
         let moved = at(0.01, 0.50, 0.0);
-        let before: Vec<f32> = contact
-            .manifold
-            .points()
-            .iter()
-            .map(|p| p.separation)
-            .collect();
+        let separations = |c: &Contact| -> Vec<f32> {
+            c.manifold.points().iter().map(|p| p.separation).collect()
+        };
+        let before = separations(&contact);
         assert!(contact.recycle(xf_a.p, moved.p, &xf_a, &moved, 0.71));
         for (p, s0) in contact.manifold.points().iter().zip(before) {
             assert!(
@@ -343,12 +341,7 @@ mod tests {
         // corners' separations differ by the tilt.
         let tilted = at(0.0, 0.49, 0.02);
         assert!(contact.recycle(xf_a.p, tilted.p, &xf_a, &tilted, 0.71));
-        let s: Vec<f32> = contact
-            .manifold
-            .points()
-            .iter()
-            .map(|p| p.separation)
-            .collect();
+        let s = separations(&contact);
         assert!((s[0] - s[1]).abs() > 0.015, "tilt not seen: {s:?}");
 
         // Moved 6 cm (more than the 5 cm recycle distance), or turned 0.1 rad (7 cm at the

@@ -1035,10 +1035,12 @@ pub(crate) mod tests {
         }
     }
 
-    /// Every proxy whose box overlaps `q`, by the tree and by brute force.
+    /// Every proxy whose box overlaps `q`, by the tree and by brute force; each reported
+    /// with its own user data.
     fn assert_query_exact(tree: &DynamicTree, live: &[(u32, Aabb)], q: Aabb) {
         let mut found = Vec::new();
-        tree.query(q, |p, _| {
+        tree.query(q, |p, user| {
+            assert_eq!(user, tree.user_data(p));
             found.push(p);
             true
         });
@@ -1250,21 +1252,7 @@ pub(crate) mod tests {
         tree.validate();
 
         for _ in 0..300 {
-            let q = rng.random_box(100.0, 8.0);
-            let mut found = Vec::new();
-            tree.query(q, |p, user| {
-                assert_eq!(user, tree.user_data(p));
-                found.push(p);
-                true
-            });
-            found.sort_unstable();
-            let mut expected: Vec<u32> = live
-                .iter()
-                .filter(|(_, b)| b.overlaps(&q))
-                .map(|&(p, _)| p)
-                .collect();
-            expected.sort_unstable();
-            assert_eq!(found, expected);
+            assert_query_exact(&tree, &live, rng.random_box(100.0, 8.0));
         }
 
         // Returning false stops at the first hit.
