@@ -7,6 +7,7 @@
 //! - [`rewind`]: the recording of the last seconds, scrubbing and resuming.
 //! - [`probe`]: Ctrl+click picks, their traces and the residual plot.
 //! - [`camera`]: `Camera`, the ONLY place converting world metres (y up) <-> screen pixels.
+//! - [`framing`]: what `F` frames: the moving bodies and the static geometry near them.
 //! - [`draw`]: `MacroquadDraw`, the core's `DebugDraw` with macroquad; body colours; grid.
 //! - [`testbed`]: `Testbed`, the seam the window calls (update, draw, panel, mouse, keys):
 //!   the scene, its worlds (a `lab::Comparison`), stepping, inputs, reloads, the state dump.
@@ -21,6 +22,7 @@
 pub mod camera;
 pub mod compare;
 pub mod draw;
+pub mod framing;
 pub mod library;
 pub mod panel;
 pub mod plots;

@@ -20,7 +20,7 @@
 //!    frame's fixed steps.
 //! 4. [`Testbed::draw_world`] with the world camera set.
 //!
-//! Plus [`Testbed::take_camera_request`] (frame a newly opened scene), [`Testbed::bounds`]
+//! Plus [`Testbed::take_camera_request`] (frame a newly opened scene), [`Testbed::frame_region`]
 //! for `F` (frame the scene) and [`Testbed::state_json`] for `--dump-state`.
 //!
 //! What is shown is the live state, or, while paused and scrubbing the timeline, a rebuilt
@@ -42,6 +42,7 @@ use egui_macroquad::egui;
 
 use super::compare::{legend_color, Preset, Tint};
 use super::draw::{body_color, MacroquadDraw, PULL_COLOR};
+use super::framing::frame_region;
 use super::library::{canonical, Library};
 use super::plots::History;
 use super::preferences::{Preferences, Sections, Stepping, MAX_STEPS_PER_FRAME};
@@ -989,9 +990,15 @@ impl Testbed {
         }
     }
 
-    /// The world box to fit when the user presses `F`, or `None` for an empty world.
-    pub fn bounds(&self) -> Option<Aabb> {
-        self.world().bounds()
+    /// The world box to fit when the user presses `F` (`framing::frame_region`: the moving
+    /// bodies and the static pieces near them, not a wide ground), over every world shown;
+    /// `None` for an empty world.
+    pub fn frame_region(&self) -> Option<Aabb> {
+        self.shown()
+            .sessions
+            .iter()
+            .filter_map(|s| frame_region(&s.world))
+            .reduce(|a, b| a.union(&b))
     }
 
     // ----------------------------------------------------------------------------------
@@ -1448,5 +1455,33 @@ mod tests {
         assert_eq!(steps, 120 - 100 + 31 - 1 + 1);
         let (_, _, straight) = run(false);
         assert_eq!(hash, straight[steps as usize - 1]);
+    }
+
+    /// Opening a scene shows the camera its file sets; only `F` frames the bodies (here the
+    /// pyramid, not Box2D-Lite's 100 m ground), in every compared world.
+    #[test]
+    fn a_scene_opens_on_its_camera_and_f_frames_its_bodies() {
+        let mut t = testbed("box2d_lite/pyramid_stacking.ron");
+        let camera = t.take_camera_request().unwrap();
+        assert_eq!((camera.center, camera.height), (Vec2::new(0.0, 7.0), 21.0));
+        assert_eq!(t.take_camera_request(), None);
+        let region = t.frame_region().unwrap();
+        assert!(region.max.x - region.min.x < 15.0, "{region:?}");
+        assert!(
+            region.min.y > -0.5,
+            "the ground's depth is not framed: {region:?}"
+        );
+        t.set_compare(vec![Preset::Scene, Preset::Verdict("soft step")]);
+        for _ in 0..30 {
+            t.update(1.0 / 60.0);
+        }
+        let region = t.frame_region().unwrap();
+        for session in &t.shown().sessions {
+            for (_, body) in session.world.bodies() {
+                if body.kind() == BodyKind::Dynamic {
+                    assert!(region.contains_point(body.center()), "{region:?}");
+                }
+            }
+        }
     }
 }

@@ -407,8 +407,8 @@ pub async fn run(
             }
         }
         if actions.frame_scene {
-            if let Some(bounds) = testbed.bounds() {
-                camera.frame(bounds);
+            if let Some(region) = testbed.frame_region() {
+                camera.frame(region);
             }
         }
 
@@ -703,7 +703,7 @@ fn view_ui(ui: &mut egui::Ui, camera: &Camera, actions: &mut PanelActions, statu
         camera.pixels_per_metre()
     ));
     ui.horizontal(|ui| {
-        if ui.button("Frame scene (F)").clicked() {
+        if ui.button("Frame bodies (F)").clicked() {
             actions.frame_scene = true;
         }
         if ui.button("Screenshot (F12)").clicked() {
@@ -732,7 +732,7 @@ pub const CONTROLS: &[(&str, &str)] = &[
     ("Ctrl+click", "pick a body or joint to plot (Plots section)"),
     ("Wheel", "zoom about the cursor"),
     ("Right/middle drag", "pan"),
-    ("F", "frame the whole scene"),
+    ("F", "frame the moving bodies (and static pieces near them)"),
     ("P", "pause / run"),
     ("O", "single step"),
     ("R", "restart the scene"),
