@@ -1,13 +1,14 @@
 //! The testbed window, run for real: every catalog scene opens and draws, a scripted drag
-//! moves a box, a scripted click turns warm starting off, the large pyramid runs with contact
-//! points drawn (frame rate printed), an edited scene file is reloaded and a broken edit keeps
-//! the old scene running, and missing scenes or a corrupt settings file are messages, not
-//! crashes.
+//! moves a box, a scripted click turns warm starting off, a scripted `F` frames the pyramid
+//! rather than its ground, the large pyramid runs with contact points drawn (frame rate
+//! printed), an edited scene file is reloaded and a broken edit keeps the old scene running,
+//! and missing scenes or a corrupt settings file are messages, not crashes.
 //!
 //! Needs a display: each test is skipped (with a message) when `DISPLAY` is unset; CI runs the
 //! suite a second time under `xvfb-run`. Scripted input needs `xdotool` (skipped without it).
-//! The window tests take one lock, so only one window is open at a time: scripted input goes
-//! to the right window and the tests do not fight for the two cores.
+//! Every window test starts as a `WindowTest`, which takes one lock, so only one window is open
+//! at a time (scripted input goes to the right window and the tests do not fight for the two
+//! cores), and runs the testbed through it (`run_dumping`, `launch`, `launch_with_layout`).
 
 #![cfg(feature = "testbed")]
 
@@ -23,39 +24,139 @@ use impulse::scene::{self, catalog};
 /// One window at a time.
 static WINDOW: Mutex<()> = Mutex::new(());
 
-fn window_lock() -> MutexGuard<'static, ()> {
-    WINDOW.lock().unwrap_or_else(|e| e.into_inner())
+/// A window test under way: it holds the lock that keeps one window open at a time and owns
+/// a fresh temporary folder, removed when the test ends without a panic (a failing test
+/// leaves its files to look at).
+struct WindowTest {
+    dir: PathBuf,
+    _lock: MutexGuard<'static, ()>,
 }
 
-/// True when a display is available; otherwise prints why the test is skipped.
-fn have_display(test: &str) -> bool {
-    if std::env::var_os("DISPLAY").is_none() {
-        eprintln!("{test}: skipped: DISPLAY is not set (run under `xvfb-run -a cargo test`)");
-        return false;
+impl WindowTest {
+    /// Start the test `name`, or `None` (with a message) when there is no display.
+    fn start(name: &str) -> Option<WindowTest> {
+        if std::env::var_os("DISPLAY").is_none() {
+            eprintln!("{name}: skipped: DISPLAY is not set (run under `xvfb-run -a cargo test`)");
+            return None;
+        }
+        let lock = WINDOW.lock().unwrap_or_else(|e| e.into_inner());
+        let dir =
+            std::env::temp_dir().join(format!("impulse-window-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Some(WindowTest { dir, _lock: lock })
     }
-    true
-}
 
-fn have_xdotool(test: &str) -> bool {
-    let ok = Command::new("xdotool")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("{test}: skipped: xdotool is not installed");
+    /// As `start`, for a test that scripts input: also `None` without xdotool.
+    fn scripted(name: &str) -> Option<WindowTest> {
+        let ok = Command::new("xdotool")
+            .arg("version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!("{name}: skipped: xdotool is not installed");
+            return None;
+        }
+        WindowTest::start(name)
     }
-    ok
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.dir.join(file)
+    }
+
+    /// The testbed with these preferences (RON text, written to `prefs.ron`).
+    fn testbed_with_prefs(&self, prefs: &str) -> Command {
+        let path = self.path("prefs.ron");
+        std::fs::write(&path, prefs).unwrap();
+        let mut cmd = testbed();
+        cmd.env("IMPULSE_SETTINGS", &path);
+        cmd
+    }
+
+    /// Run `cmd` to its end (at most `limit`) with `--dump-state NAME.json`, and with
+    /// `--screenshot NAME.png` when `screenshot` (see `shot`); assert that it exited 0.
+    fn run_dumping(
+        &self,
+        cmd: &mut Command,
+        name: &str,
+        screenshot: bool,
+        limit: Duration,
+    ) -> Finished {
+        if screenshot {
+            cmd.arg("--screenshot").arg(self.shot(name));
+        }
+        let state = self.path(&format!("{name}.json"));
+        let out = run(cmd.arg("--dump-state").arg(&state), limit);
+        assert_success(&out, &format!("the {name} run"));
+        Finished::read(out, &state)
+    }
+
+    /// The screenshot `run_dumping` took for `name`.
+    fn shot(&self, name: &str) -> PathBuf {
+        self.path(&format!("{name}.png"))
+    }
+
+    /// Start `cmd` with `--layout-out layout.json --dump-state state.json` and wait for its
+    /// window, for scripted input: the running testbed and its X window id.
+    fn launch(&self, cmd: &mut Command) -> (Live, String) {
+        let (layout, state) = self.live_files(cmd);
+        let (child, window) = spawn_ready(cmd, find_window);
+        (
+            Live {
+                child,
+                layout,
+                state,
+            },
+            window,
+        )
+    }
+
+    /// Start `cmd` with `--layout-out layout.json --dump-state state.json` and wait for its
+    /// first layout file (no xdotool needed).
+    fn launch_with_layout(&self, cmd: &mut Command) -> Live {
+        let (layout, state) = self.live_files(cmd);
+        let _ = std::fs::remove_file(&layout);
+        let (child, ()) = spawn_ready(cmd, |child| {
+            let start = Instant::now();
+            while !layout.exists() {
+                if let Some(out) = child.exited() {
+                    return Err(out);
+                }
+                assert!(
+                    start.elapsed() < Duration::from_secs(120),
+                    "no layout file after 120 s"
+                );
+                pause(100);
+            }
+            Ok(())
+        });
+        Live {
+            child,
+            layout,
+            state,
+        }
+    }
+
+    /// Add `--layout-out` and `--dump-state` in the test's folder to `cmd`.
+    fn live_files(&self, cmd: &mut Command) -> (PathBuf, PathBuf) {
+        let (layout, state) = (self.path("layout.json"), self.path("state.json"));
+        cmd.arg("--layout-out")
+            .arg(&layout)
+            .arg("--dump-state")
+            .arg(&state);
+        (layout, state)
+    }
 }
 
+impl Drop for WindowTest {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("impulse-window-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// The testbed binary, run from the repository, preferences off unless a test sets them.
@@ -67,10 +168,50 @@ fn testbed() -> Command {
     cmd
 }
 
+/// What a finished testbed left: its output and its `--dump-state` JSON.
+struct Finished {
+    out: Output,
+    state: String,
+}
+
+impl Finished {
+    fn read(out: Output, state: &Path) -> Finished {
+        let state = std::fs::read_to_string(state)
+            .unwrap_or_else(|e| panic!("no state dump {}: {e}", state.display()));
+        Finished { out, state }
+    }
+}
+
+/// A testbed running with `--layout-out` and `--dump-state` (`WindowTest::launch`).
+struct Live {
+    child: Running,
+    layout: PathBuf,
+    state: PathBuf,
+}
+
+impl Live {
+    /// The layout file once it satisfies `ready`, waiting at most `limit`.
+    fn layout_when(&self, limit: Duration, ready: impl Fn(&str) -> bool) -> String {
+        wait_layout(&self.layout, limit, ready)
+    }
+
+    /// The layout file as it is now.
+    fn layout(&self) -> String {
+        std::fs::read_to_string(&self.layout).unwrap()
+    }
+
+    /// Wait for the end (at most 300 s) and assert that it exited 0.
+    fn finish(mut self, what: &str) -> Finished {
+        let out = self.child.wait(Duration::from_secs(300));
+        assert_success(&out, what);
+        Finished::read(out, &self.state)
+    }
+}
+
 /// A child process killed when dropped (a failing test leaves no window behind). Its output
 /// goes to files, so a chatty child never blocks on a full pipe.
 struct Running {
-    child: Option<Child>,
+    child: Child,
     out: PathBuf,
     err: PathBuf,
 }
@@ -87,15 +228,11 @@ impl Running {
             .stderr(File::create(&err).unwrap())
             .spawn()
             .expect("testbed starts");
-        Running {
-            child: Some(child),
-            out,
-            err,
-        }
+        Running { child, out, err }
     }
 
     fn id(&self) -> u32 {
-        self.child.as_ref().unwrap().id()
+        self.child.id()
     }
 
     /// The output so far.
@@ -109,21 +246,20 @@ impl Running {
 
     /// The output if the process has exited (it should still be running).
     fn exited(&mut self) -> Option<Output> {
-        let status = self.child.as_mut().unwrap().try_wait().expect("wait")?;
+        let status = self.child.try_wait().expect("wait")?;
         Some(self.output(status))
     }
 
     /// Wait for the exit, at most `limit`; kill and fail past it.
-    fn wait(mut self, limit: Duration) -> Output {
+    fn wait(&mut self, limit: Duration) -> Output {
         let start = Instant::now();
-        let mut child = self.child.take().unwrap();
         loop {
-            if let Some(status) = child.try_wait().expect("wait") {
-                return self.output(status);
+            if let Some(out) = self.exited() {
+                return out;
             }
             if start.elapsed() > limit {
-                let _ = child.kill();
-                let status = child.wait().unwrap();
+                let _ = self.child.kill();
+                let status = self.child.wait().unwrap();
                 let out = self.output(status);
                 panic!(
                     "testbed still running after {limit:?}; killed.\nstdout:\n{}\nstderr:\n{}",
@@ -138,9 +274,10 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        if let Some(child) = self.child.as_mut() {
-            let _ = child.kill();
-            let _ = child.wait();
+        // Nothing to kill once it has exited; a window left by a failing test is closed.
+        if self.child.try_wait().is_ok_and(|s| s.is_none()) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
         let _ = std::fs::remove_file(&self.out);
         let _ = std::fs::remove_file(&self.err);
@@ -178,63 +315,21 @@ fn display_refused(out: &Output) -> bool {
     !out.status.success() && text(&out.stderr).contains("XOpenDisplay")
 }
 
-/// Run the testbed to its end, at most `limit` (retrying a refused display connection).
-fn run(cmd: &mut Command, limit: Duration) -> Output {
+/// Start the testbed and wait until `ready` says it is (`Ok`) or it has exited (`Err` with
+/// its output), starting it again while the display refuses the connection; an exit for any
+/// other reason fails the test.
+fn spawn_ready<T>(
+    cmd: &mut Command,
+    mut ready: impl FnMut(&mut Running) -> Result<T, Output>,
+) -> (Running, T) {
     let mut tries = 1;
     loop {
-        let out = Running::spawn(cmd).wait(limit);
-        if display_refused(&out) && tries < CONNECT_TRIES {
-            eprintln!("display refused the connection (server reset?); trying again");
-            tries += 1;
-            pause(500);
-            continue;
-        }
-        return out;
-    }
-}
-
-/// Start the testbed and wait for its first `--layout-out` file (retrying a refused display
-/// connection). Needs no xdotool.
-fn launch_with_layout(cmd: &mut Command, layout: &Path) -> Running {
-    let mut tries = 1;
-    'spawn: loop {
-        let _ = std::fs::remove_file(layout);
         let mut child = Running::spawn(cmd);
-        let start = Instant::now();
-        while !layout.exists() {
-            if let Some(out) = child.exited() {
-                if display_refused(&out) && tries < CONNECT_TRIES {
-                    eprintln!("display refused the connection (server reset?); trying again");
-                    tries += 1;
-                    pause(500);
-                    continue 'spawn;
-                }
-                panic!(
-                    "testbed exited early: {:?}\nstdout:\n{}\nstderr:\n{}",
-                    out.status,
-                    text(&out.stdout),
-                    text(&out.stderr)
-                );
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(120),
-                "no layout file after 120 s"
-            );
-            pause(100);
-        }
-        return child;
-    }
-}
-
-/// Start the testbed and wait for its window: the process and the X window id (retrying a
-/// refused display connection).
-fn launch(cmd: &mut Command) -> (Running, String) {
-    for _ in 1..CONNECT_TRIES {
-        let mut child = Running::spawn(cmd);
-        match find_window(&mut child) {
-            Ok(window) => return (child, window),
-            Err(out) if display_refused(&out) => {
+        match ready(&mut child) {
+            Ok(value) => return (child, value),
+            Err(out) if display_refused(&out) && tries < CONNECT_TRIES => {
                 eprintln!("display refused the connection (server reset?); trying again");
+                tries += 1;
                 pause(500);
             }
             Err(out) => panic!(
@@ -245,15 +340,21 @@ fn launch(cmd: &mut Command) -> (Running, String) {
             ),
         }
     }
-    let mut child = Running::spawn(cmd);
-    let window = find_window(&mut child).unwrap_or_else(|out| {
-        panic!(
-            "testbed exited early: {:?}\nstderr:\n{}",
-            out.status,
-            text(&out.stderr)
-        )
+}
+
+/// Run the testbed to its end, at most `limit` (retrying a refused display connection): its
+/// output, whatever its exit status.
+fn run(cmd: &mut Command, limit: Duration) -> Output {
+    let mut refused = 1;
+    let (_, out) = spawn_ready(cmd, |child| {
+        let out = child.wait(limit);
+        if display_refused(&out) && refused < CONNECT_TRIES {
+            refused += 1;
+            return Err(out);
+        }
+        Ok(out)
     });
-    (child, window)
+    out
 }
 
 // ---------------------------------------------------------------------------------------
@@ -445,21 +546,16 @@ fn widget_center(layout: &str, name: &str) -> Option<(f64, f64)> {
 
 #[test]
 fn default_scene_draws_world_and_panel_and_dumps_state() {
-    if !have_display("default_scene") {
+    let Some(t) = WindowTest::start("default_scene") else {
         return;
-    }
-    let _lock = window_lock();
-    let dir = temp_dir("default");
-    let (shot, state) = (dir.join("shot.png"), dir.join("state.json"));
-    let out = run(
-        testbed()
-            .args(["--frames", "30", "--screenshot"])
-            .arg(&shot)
-            .arg("--dump-state")
-            .arg(&state),
+    };
+    let run = t.run_dumping(
+        testbed().args(["--frames", "30"]),
+        "default",
+        true,
         Duration::from_secs(300),
     );
-    assert_success(&out, "testbed --frames 30");
+    let shot = t.shot("default");
 
     let (w, h, pixels) = read_png(&shot);
     assert!(w >= 640 && h >= 360, "window is {w}x{h}");
@@ -468,7 +564,7 @@ fn default_scene_draws_world_and_panel_and_dumps_state() {
         *counts.entry(*p).or_default() += 1;
     }
     assert!(counts.len() > 50, "only {} distinct colours", counts.len());
-    let json = std::fs::read_to_string(&state).expect("state dump written");
+    let json = run.state;
     // The `testbed run --json` object, then the settings and the testbed's state.
     assert!(json.starts_with("{\"steps\":30,"), "{json}");
     assert!(json.contains("\"stats\":{\"contacts\":"), "{json}");
@@ -484,22 +580,20 @@ fn default_scene_draws_world_and_panel_and_dumps_state() {
         coloured > 5000,
         "the pyramid is not drawn: {coloured} coloured pixels"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn every_catalog_scene_opens_runs_and_draws() {
-    if !have_display("catalog") {
+    let Some(t) = WindowTest::start("catalog") else {
         return;
-    }
-    let _lock = window_lock();
-    let dir = temp_dir("catalog");
+    };
+    let dir = &t.dir;
     let frames = 60;
     let start = Instant::now();
     let out = run(
         testbed()
             .arg("--catalog-smoke")
-            .arg(&dir)
+            .arg(dir)
             .args(["--frames", &frames.to_string()]),
         Duration::from_secs(900),
     );
@@ -554,40 +648,28 @@ fn every_catalog_scene_opens_runs_and_draws() {
         }
     }
     assert_eq!(drawn, catalog::CATALOG.len(), "every scene drawn");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn dragging_a_box_moves_it() {
-    if !have_display("drag") || !have_xdotool("drag") {
+    let Some(t) = WindowTest::scripted("drag") else {
         return;
-    }
-    let _lock = window_lock();
-    let dir = temp_dir("drag");
+    };
     let scene = "scenes/box2d_lite/single_box.ron";
 
     // Undragged: the box lands and rests.
-    let still = dir.join("still.json");
-    let out = run(
-        testbed()
-            .args(["--scene", scene, "--frames", "240", "--dump-state"])
-            .arg(&still),
+    let still = t.run_dumping(
+        testbed().args(["--scene", scene, "--frames", "240"]),
+        "still",
+        false,
         Duration::from_secs(300),
     );
-    assert_success(&out, "undragged run");
-    let rest = body_position(&std::fs::read_to_string(&still).unwrap(), "box").unwrap();
+    let rest = body_position(&still.state, "box").unwrap();
 
     // Dragged: press on the box once it has landed, move in steps, release.
-    let (layout, state) = (dir.join("layout.json"), dir.join("state.json"));
-    let (child, window) = launch(
-        testbed()
-            .args(["--scene", scene, "--frames", "480", "--max-fps", "30"])
-            .arg("--layout-out")
-            .arg(&layout)
-            .arg("--dump-state")
-            .arg(&state),
-    );
-    let ready = wait_layout(&layout, Duration::from_secs(120), |j| {
+    let (live, window) =
+        t.launch(testbed().args(["--scene", scene, "--frames", "480", "--max-fps", "30"]));
+    let ready = live.layout_when(Duration::from_secs(120), |j| {
         json_number(j, "steps").is_some_and(|s| s >= 90.0)
     });
     let (x0, y0) = world_to_window(&ready, (rest.0, rest.1));
@@ -597,62 +679,47 @@ fn dragging_a_box_moves_it() {
     xdotool(&["mousedown", "1"]);
     pause(200);
     for k in 1..=10 {
-        let t = k as f64 / 10.0;
-        pointer_to(&window, x0 + t * (x1 - x0), y0 + t * (y1 - y0));
+        let f = k as f64 / 10.0;
+        pointer_to(&window, x0 + f * (x1 - x0), y0 + f * (y1 - y0));
         pause(100);
     }
     pause(800);
-    let during = std::fs::read_to_string(&layout).unwrap();
+    let during = live.layout();
     xdotool(&["mouseup", "1"]);
-    let out = child.wait(Duration::from_secs(300));
-    assert_success(&out, "dragged run");
+    let json = live.finish("dragged run").state;
     assert_eq!(
         json_number(&during, "grabbing"),
         Some(1.0),
         "the box was not grabbed: {during}"
     );
-    let json = std::fs::read_to_string(&state).unwrap();
     let moved = body_position(&json, "box").unwrap();
     let distance = ((moved.0 - rest.0).powi(2) + (moved.1 - rest.1).powi(2)).sqrt();
     eprintln!("box at rest {rest:?}, after the drag {moved:?}: {distance:.2} m apart");
     assert!(distance > 1.0, "the 1 m box moved only {distance} m");
     assert!(json.contains("\"grabbing\":false"), "released: {json}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn clicking_warm_starting_turns_it_off() {
-    if !have_display("click") || !have_xdotool("click") {
+    let Some(t) = WindowTest::scripted("click") else {
         return;
-    }
-    let _lock = window_lock();
-    let dir = temp_dir("click");
+    };
     // Preferences with the Solver section open and the long sections closed, so the
     // checkbox is on screen.
-    let prefs = dir.join("prefs.ron");
-    std::fs::write(
-        &prefs,
-        "(sections: (scenes: false, run: true, solver: true, draw: false, stats: false))",
-    )
-    .unwrap();
-    let (layout, state) = (dir.join("layout.json"), dir.join("state.json"));
-    let (child, window) = launch(
-        testbed()
-            .env("IMPULSE_SETTINGS", &prefs)
-            .args([
-                "--scene",
-                "scenes/box2d_lite/single_box.ron",
-                "--frames",
-                "300",
-                "--max-fps",
-                "30",
-            ])
-            .arg("--layout-out")
-            .arg(&layout)
-            .arg("--dump-state")
-            .arg(&state),
+    let (live, window) = t.launch(
+        t.testbed_with_prefs(
+            "(sections: (scenes: false, run: true, solver: true, draw: false, stats: false))",
+        )
+        .args([
+            "--scene",
+            "scenes/box2d_lite/single_box.ron",
+            "--frames",
+            "300",
+            "--max-fps",
+            "30",
+        ]),
     );
-    let ready = wait_layout(&layout, Duration::from_secs(120), |j| {
+    let ready = live.layout_when(Duration::from_secs(120), |j| {
         j.contains("\"warm_starting\":[") && json_number(j, "frame").is_some_and(|f| f > 10.0)
     });
     let (x, y) = widget_center(&ready, "warm_starting").unwrap();
@@ -662,45 +729,74 @@ fn clicking_warm_starting_turns_it_off() {
     pause(150);
     xdotool(&["mouseup", "1"]);
     pause(300);
-    let out = child.wait(Duration::from_secs(300));
-    assert_success(&out, "testbed");
-    let json = std::fs::read_to_string(&state).unwrap();
+    let json = live.finish("testbed").state;
     assert!(
         json.contains("\"warm_starting\":false"),
         "warm starting still on after the click at ({x}, {y}): {json}"
     );
     // The scene's own value was on: the click changed it, nothing else did.
     assert!(json.contains("\"accumulate_impulses\":true"), "{json}");
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `F` used to frame the bounds of every shape, so on a scene with a 100 m ground the pyramid
+/// shrank to a few pixels. Pressed on Box2D-Lite's pyramid, it must zoom in on the pyramid
+/// (12 m tall once settled) from the scene's 21 m view, not out to the ground.
+#[test]
+fn pressing_f_frames_the_pyramid_not_the_ground() {
+    let Some(t) = WindowTest::scripted("frame") else {
+        return;
+    };
+    let (live, window) = t.launch(testbed().args([
+        "--scene",
+        "scenes/box2d_lite/pyramid_stacking.ron",
+        "--frames",
+        "450",
+        "--max-fps",
+        "30",
+    ]));
+    // The scene's camera at first (centre (0, 7), 21 m high); F once the rows have landed.
+    let before = live.layout_when(Duration::from_secs(120), |j| {
+        json_number(j, "steps").is_some_and(|s| s >= 240.0)
+    });
+    let ppm_before = json_number(&before, "pixels_per_metre").unwrap();
+    let height = json_array(&before, "viewport").unwrap()[3];
+    assert!((ppm_before * 21.0 - height).abs() < 1.0, "{before}");
+    xdotool(&["windowfocus", "--sync", &window]);
+    xdotool(&["key", "f"]);
+    let after = live.layout_when(Duration::from_secs(60), |j| {
+        json_number(j, "pixels_per_metre").is_some_and(|p| (p - ppm_before).abs() > 1.0)
+    });
+    let ppm = json_number(&after, "pixels_per_metre").unwrap();
+    let center = json_array(&after, "center").unwrap();
+    // The settled pyramid spans about y 0 to 12 m: framed with a 10% margin it fills about
+    // 14.4 m of the view's height.
+    let shown = height / ppm;
+    assert!(
+        (12.0..18.0).contains(&shown) && (4.0..8.0).contains(&center[1]),
+        "F shows {shown:.1} m around {center:?}: {after}"
+    );
+    live.finish("testbed");
 }
 
 #[test]
 fn large_pyramid_runs_with_contact_points_drawn() {
-    if !have_display("large_pyramid") {
+    let Some(t) = WindowTest::start("large_pyramid") else {
         return;
-    }
-    let _lock = window_lock();
-    let dir = temp_dir("pyramid");
-    let prefs = dir.join("prefs.ron");
-    std::fs::write(&prefs, "(draw: (contact_points: true))").unwrap();
-    let (shot, state) = (dir.join("shot.png"), dir.join("state.json"));
-    let out = run(
-        testbed()
-            .env("IMPULSE_SETTINGS", &prefs)
-            .args([
-                "--scene",
-                "scenes/benchmark/large_pyramid.ron",
-                "--frames",
-                "60",
-            ])
-            .arg("--screenshot")
-            .arg(&shot)
-            .arg("--dump-state")
-            .arg(&state),
-        Duration::from_secs(600),
-    );
-    assert_success(&out, "large pyramid");
-    let json = std::fs::read_to_string(&state).unwrap();
+    };
+    let json = t
+        .run_dumping(
+            t.testbed_with_prefs("(draw: (contact_points: true))")
+                .args([
+                    "--scene",
+                    "scenes/benchmark/large_pyramid.ron",
+                    "--frames",
+                    "60",
+                ]),
+            "pyramid",
+            true,
+            Duration::from_secs(600),
+        )
+        .state;
     assert!(json.contains("\"contact_points\":true"), "{json}");
     assert!(json_number(&json, "manifold_points").unwrap() > 5000.0);
     let fps = json_number(&json, "fps").unwrap();
@@ -709,33 +805,24 @@ fn large_pyramid_runs_with_contact_points_drawn() {
         "large pyramid (5,050 boxes, contact points drawn): {fps:.1} frames per second, \
          median step {step_ms:.1} ms"
     ));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn an_edited_scene_reloads_and_a_broken_edit_keeps_it_running() {
-    if !have_display("reload") {
+    let Some(t) = WindowTest::start("reload") else {
         return;
-    }
-    let _lock = window_lock();
-    let dir = temp_dir("reload");
-    let scene = dir.join("scene.ron");
+    };
+    let scene = t.path("scene.ron");
     let original =
         std::fs::read_to_string(manifest_dir().join("scenes/box2d_lite/single_box.ron")).unwrap();
     std::fs::write(&scene, &original).unwrap();
-    let (layout, state) = (dir.join("layout.json"), dir.join("state.json"));
-    let child = launch_with_layout(
-        testbed()
-            .arg("--scene")
-            .arg(&scene)
-            .args(["--frames", "600", "--max-fps", "40"])
-            .arg("--layout-out")
-            .arg(&layout)
-            .arg("--dump-state")
-            .arg(&state),
-        &layout,
-    );
-    wait_layout(&layout, Duration::from_secs(120), |j| {
+    let live = t.launch_with_layout(testbed().arg("--scene").arg(&scene).args([
+        "--frames",
+        "600",
+        "--max-fps",
+        "40",
+    ]));
+    live.layout_when(Duration::from_secs(120), |j| {
         json_str(j, "scene").as_deref() == Some("A single box")
     });
 
@@ -748,29 +835,27 @@ fn an_edited_scene_reloads_and_a_broken_edit_keeps_it_running() {
             "(name: \"edited\", position: (3.0, 6.0)",
         );
     assert_ne!(edited, original);
-    let tmp = dir.join("scene.ron.tmp");
+    let tmp = t.path("scene.ron.tmp");
     std::fs::write(&tmp, &edited).unwrap();
     std::fs::rename(&tmp, &scene).unwrap();
-    wait_layout(&layout, Duration::from_secs(60), |j| {
+    live.layout_when(Duration::from_secs(60), |j| {
         json_str(j, "scene").as_deref() == Some("Edited box")
     });
 
     // A broken edit: the old (edited) scene keeps running, the error is shown.
     let broken = edited.replace("half_width: 0.5,", "half_width: 0.5 oops,");
     std::fs::write(&scene, &broken).unwrap();
-    let with_error = wait_layout(&layout, Duration::from_secs(60), |j| {
+    let with_error = live.layout_when(Duration::from_secs(60), |j| {
         json_number(j, "errors").is_some_and(|n| n > 0.0)
     });
     let steps_then = json_number(&with_error, "steps").unwrap();
-    wait_layout(&layout, Duration::from_secs(60), |j| {
+    live.layout_when(Duration::from_secs(60), |j| {
         json_number(j, "steps").is_some_and(|s| s > steps_then + 20.0)
     });
 
-    let out = child.wait(Duration::from_secs(300));
-    assert_success(&out, "testbed");
+    let Finished { out, state: json } = live.finish("testbed");
     let stderr = text(&out.stderr);
     assert!(stderr.contains("reloaded"), "{stderr}");
-    let json = std::fs::read_to_string(&state).unwrap();
     assert!(body_position(&json, "edited").is_some(), "{json}");
     assert!(body_position(&json, "box").is_none(), "{json}");
     assert!(json.contains("\"name\":\"Edited box\""), "{json}");
@@ -784,37 +869,28 @@ fn an_edited_scene_reloads_and_a_broken_edit_keeps_it_running() {
     let needle = format!("{file}:{line}:");
     assert!(json.contains(&needle), "no `{needle}` error in {json}");
     assert!(stderr.contains(&needle), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn missing_scenes_and_a_corrupt_settings_file_are_messages() {
-    if !have_display("messages") {
+    let Some(t) = WindowTest::start("messages") else {
         return;
-    }
-    let _lock = window_lock();
-    let dir = temp_dir("messages");
-    let prefs = dir.join("prefs.ron");
-    std::fs::write(&prefs, "(draw: (shapes: maybe)").unwrap();
-    let (shot, state) = (dir.join("shot.png"), dir.join("state.json"));
-    let out = run(
-        testbed()
-            .env("IMPULSE_SCENES", dir.join("no-scenes-here"))
-            .env("IMPULSE_SETTINGS", &prefs)
-            .args(["--frames", "10", "--screenshot"])
-            .arg(&shot)
-            .arg("--dump-state")
-            .arg(&state),
-        Duration::from_secs(300),
-    );
-    assert_success(&out, "testbed without scenes");
-    let json = std::fs::read_to_string(&state).unwrap();
+    };
+    let json = t
+        .run_dumping(
+            t.testbed_with_prefs("(draw: (shapes: maybe)")
+                .env("IMPULSE_SCENES", t.path("no-scenes-here"))
+                .args(["--frames", "10"]),
+            "messages",
+            true,
+            Duration::from_secs(300),
+        )
+        .state;
     assert!(json.contains("No scenes folder"), "{json}");
     assert!(json.contains("corrupt settings file"), "{json}");
     assert!(json.starts_with("{\"steps\":10,"), "{json}");
     // The corrupt file was replaced by good preferences at exit only if something changed;
     // either way it still loads without a crash next time.
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -873,31 +949,25 @@ fn run_alone(file: &str, configuration: &str, steps: u64) -> String {
 
 #[test]
 fn compare_mode_runs_each_world_as_it_would_run_alone() {
-    if !have_display("compare") {
+    let Some(t) = WindowTest::start("compare") else {
         return;
-    }
-    let _lock = window_lock();
-    let dir = temp_dir("compare");
+    };
     let scene_file = "scenes/box2d_lite/pyramid_stacking.ron";
-    let (shot, state) = (dir.join("shot.png"), dir.join("state.json"));
-    let out = run(
-        testbed()
-            .args([
+    let json = t
+        .run_dumping(
+            testbed().args([
                 "--scene",
                 scene_file,
                 "--compare",
                 "classic,classic no warm starting,soft step",
                 "--frames",
                 "60",
-            ])
-            .arg("--screenshot")
-            .arg(&shot)
-            .arg("--dump-state")
-            .arg(&state),
-        Duration::from_secs(300),
-    );
-    assert_success(&out, "testbed --compare");
-    let json = std::fs::read_to_string(&state).unwrap();
+            ]),
+            "compare",
+            true,
+            Duration::from_secs(300),
+        )
+        .state;
     assert!(json.starts_with("{\"steps\":60,"), "{json}");
     assert_eq!(json_number(&json, "worlds"), Some(3.0), "{json}");
     let hashes = world_hashes(&json);
@@ -918,7 +988,7 @@ fn compare_mode_runs_each_world_as_it_would_run_alone() {
         );
     }
     // Each world is drawn in its legend colour (the second one's cyan outlines, say).
-    let (w, h, pixels) = read_png(&shot);
+    let (w, h, pixels) = read_png(&t.shot("compare"));
     let view = json_array(&json, "viewport").unwrap()[2] as u32;
     let cyan = (0..h)
         .flat_map(|y| (0..view.min(w)).map(move |x| (x, y)))
@@ -931,23 +1001,19 @@ fn compare_mode_runs_each_world_as_it_would_run_alone() {
         cyan > 200,
         "the second world is not drawn: {cyan} cyan pixels"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn rewinding_in_the_window_and_resuming_replays_the_same_run() {
-    if !have_display("rewind") {
+    let Some(t) = WindowTest::start("rewind") else {
         return;
-    }
-    let _lock = window_lock();
-    let dir = temp_dir("rewind");
+    };
     let scene_file = "scenes/box2d_lite/pyramid_stacking.ron";
     // Two worlds, a bomb at frame 20; the rewound run pauses at frame 100 (step 100), scrubs
     // back to step 40 (after the bomb: it is replayed from the recording) and runs 50 more
     // frames: 90 steps, as many as the straight run.
     let dump = |name: &str, extra: &[&str]| {
-        let state = dir.join(name);
-        let out = run(
+        let run = t.run_dumping(
             testbed()
                 .args([
                     "--scene",
@@ -957,17 +1023,16 @@ fn rewinding_in_the_window_and_resuming_replays_the_same_run() {
                     "--bomb-at",
                     "20",
                 ])
-                .args(extra)
-                .arg("--dump-state")
-                .arg(&state),
+                .args(extra),
+            name,
+            false,
             Duration::from_secs(300),
         );
-        assert_success(&out, name);
-        (std::fs::read_to_string(&state).unwrap(), text(&out.stdout))
+        (run.state, text(&run.out.stdout))
     };
-    let (straight, _) = dump("straight.json", &["--frames", "90"]);
+    let (straight, _) = dump("straight", &["--frames", "90"]);
     let (rewound, stdout) = dump(
-        "rewound.json",
+        "rewound",
         &["--frames", "150", "--rewind-to", "40", "--rewind-at", "100"],
     );
     assert!(stdout.contains("rewound to step 40"), "{stdout}");
@@ -982,5 +1047,4 @@ fn rewinding_in_the_window_and_resuming_replays_the_same_run() {
     let (a, b) = (world_hashes(&straight), world_hashes(&rewound));
     assert_eq!(a.len(), 2);
     assert_eq!(a, b, "every compared world resumed exactly");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
