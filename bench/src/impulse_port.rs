@@ -65,6 +65,7 @@ struct WorkTotals {
     proxies_moved: u64,
     overlaps_found: u64,
     pairs_created: u64,
+    reused: u64,
     broad_ms: f64,
     narrow_ms: f64,
     solve_ms: f64,
@@ -159,6 +160,7 @@ impl Sim for ImpulseSim {
         t.proxies_moved += s.proxies_moved as u64;
         t.overlaps_found += s.overlaps_found as u64;
         t.pairs_created += s.pairs_created as u64;
+        t.reused += s.manifolds_reused as u64;
         t.broad_ms += f64::from(s.broad_phase_ms);
         t.narrow_ms += f64::from(s.narrow_phase_ms);
         t.solve_ms += f64::from(s.solve_ms);
@@ -169,12 +171,13 @@ impl Sim for ImpulseSim {
         let per = |x: u64| x as f64 / t.steps.max(1) as f64;
         Some(format!(
             "per step: {:.0} pairs, {:.0} touching, {:.1} proxies moved, {:.0} overlaps found, \
-             {:.1} pairs created; ms: broad {:.3}, narrow {:.3}, solve {:.3}",
+             {:.1} pairs created, {:.0} manifolds reused; ms: broad {:.3}, narrow {:.3}, solve {:.3}",
             per(t.pairs),
             per(t.contacts),
             per(t.proxies_moved),
             per(t.overlaps_found),
             per(t.pairs_created),
+            per(t.reused),
             t.broad_ms / t.steps.max(1) as f64,
             t.narrow_ms / t.steps.max(1) as f64,
             t.solve_ms / t.steps.max(1) as f64,

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::body::{Body, BodyDef, BodyKind};
 use super::collision::broad_phase::{BroadPhase, ProxyId, ProxyKind};
+use super::collision::dynamic_tree::ProxyFilter;
 use super::collision::{self, ray};
 use super::contact::{mix_friction, mix_restitution, pair_key, Contact, ManifoldCache, PairSet};
 use super::debug_draw::{Color, DebugDraw, DrawFlags};
@@ -45,6 +46,8 @@ pub struct StepStats {
     pub overlaps_found: usize,
     /// Pairs created.
     pub pairs_created: usize,
+    /// Manifolds reused without running the narrow-phase kernel (soft step).
+    pub manifolds_reused: usize,
     pub manifold_points: usize,
     pub joints: usize,
     pub broad_phase_ms: f32,
@@ -413,10 +416,21 @@ impl World {
             handle,
         });
         let shape = self.shapes.get_mut(handle).expect("just made");
-        shape.proxy = self.broad_phase.create_proxy_with_margin(
+        // A positive group may override the bits: such a shape pairs with everything here
+        // and `Filter::should_collide` decides.
+        let filter = if def.filter.group_index > 0 {
+            ProxyFilter::ALL
+        } else {
+            ProxyFilter {
+                category: def.filter.category_bits,
+                mask: def.filter.mask_bits,
+            }
+        };
+        shape.proxy = self.broad_phase.create_proxy_filtered(
             aabb,
             kind,
             shape.margin,
+            filter,
             handle.index() as u32,
         );
         shape.fat_aabb = self.broad_phase.fat_aabb(shape.proxy);
@@ -596,6 +610,15 @@ impl World {
         b.extent = extent;
         b.local_center = local_center;
         b.center = b.origin + b.q.rotate(local_center);
+        if b.center != old_center {
+            // Recycled manifolds keep their points relative to the centres of mass.
+            for c in self.contacts.iter_mut() {
+                if c.body_a == handle || c.body_b == handle {
+                    c.cache.valid = false;
+                }
+            }
+        }
+        let b = self.bodies.get_mut(handle).expect("checked");
         if b.kind != BodyKind::Dynamic {
             b.mass = 0.0;
             b.inv_mass = 0.0;
@@ -1125,6 +1148,7 @@ impl World {
         let recycle = relative_closing;
         let mut to_wake: Vec<BodyHandle> = Vec::new();
         let mut any_removed = false;
+        let mut reused = 0;
         for c in self.contacts.iter_mut() {
             let body_a = self.bodies.at(c.body_a.index());
             let body_b = self.bodies.at(c.body_b.index());
@@ -1179,7 +1203,9 @@ impl World {
                     &xf_b,
                     body_a.motion_extent().max(body_b.motion_extent()),
                 );
-            if !recycled {
+            if recycled {
+                reused += 1;
+            } else {
                 let manifold = collision::collide(
                     &shape_a.geometry,
                     &xf_a,
@@ -1215,6 +1241,7 @@ impl World {
                 }
             });
         }
+        self.stats.manifolds_reused += reused;
         for body in to_wake {
             self.wake_body(body);
         }
@@ -2092,6 +2119,69 @@ mod tests {
             }
         }
         world
+    }
+
+    /// A resting pyramid reuses nearly every manifold (soft step); a shape added to a body
+    /// moves its centre of mass, so that body's cached anchors are forgotten; the classic
+    /// solver never recycles.
+    #[test]
+    fn resting_contacts_recycle_until_a_body_changes() {
+        let mut world = pyramid(false);
+        let persisted = |w: &World| w.contacts().iter().filter(|c| c.cache().valid).count();
+        for _ in 0..60 {
+            world.step(1.0 / 60.0);
+        }
+        let cached = persisted(&world);
+        let touching = world.contacts().iter().filter(|c| c.is_touching()).count();
+        assert!(
+            cached == touching && touching > 200,
+            "{cached} of {touching} touching manifolds cached"
+        );
+        let reused = world.stats().manifolds_reused;
+        assert!(
+            reused * 10 >= touching * 9,
+            "{reused} of {touching} manifolds reused at rest"
+        );
+        let top = world
+            .bodies()
+            .filter(|(_, b)| b.kind() == BodyKind::Dynamic)
+            .max_by(|a, b| a.1.center.y.total_cmp(&b.1.center.y))
+            .map(|(h, _)| h)
+            .unwrap();
+        let touching_top = world
+            .contacts()
+            .iter()
+            .filter(|c| c.is_touching() && (c.body_a() == top || c.body_b() == top))
+            .count();
+        assert!(touching_top >= 2);
+        let weight =
+            Geometry::Polygon(Polygon::new_offset_box(0.2, 0.2, Vec2::new(0.3, 0.3), 0.0).unwrap());
+        world.create_shape(top, &ShapeDef::new(weight)).unwrap();
+        assert_eq!(
+            persisted(&world),
+            cached - touching_top,
+            "only the changed body's contacts are forgotten"
+        );
+        // Stepping on computes them afresh and caches them again.
+        world.step(1.0 / 60.0);
+        assert!(world
+            .contacts()
+            .iter()
+            .filter(|c| c.body_a() == top || c.body_b() == top)
+            .all(|c| c.cache().valid || c.manifold().count == 0));
+
+        let mut classic = pyramid(false);
+        classic
+            .set_settings(SolverSettings {
+                solver: SolverKind::Classic,
+                ..*classic.settings()
+            })
+            .unwrap();
+        for _ in 0..30 {
+            classic.step(1.0 / 60.0);
+        }
+        assert_eq!(persisted(&classic), 0);
+        assert_eq!(classic.stats().manifolds_reused, 0);
     }
 
     /// The eight-lane (AVX2) and four-lane (SSE2) contact batches must give bitwise the

@@ -19,7 +19,7 @@
 //! Duplicate rule, when both proxies of a pair are in the move buffer: a moving and a static
 //! proxy report from the moving one (two moving proxies meet once in the traversal).
 
-use super::dynamic_tree::DynamicTree;
+use super::dynamic_tree::{DynamicTree, ProxyFilter};
 use crate::physics::math::{Aabb, Vec2};
 use crate::physics::settings::AABB_MARGIN;
 
@@ -140,11 +140,25 @@ impl BroadPhase {
         margin: f32,
         user_data: u32,
     ) -> ProxyId {
+        self.create_proxy_filtered(aabb, kind, margin, ProxyFilter::ALL, user_data)
+    }
+
+    /// [`BroadPhase::create_proxy_with_margin`] for a proxy whose pairs `filter` limits:
+    /// two moving proxies whose filters refuse each other are never reported (the tree
+    /// skips whole subtrees of such proxies). Pairs with a static proxy are not filtered.
+    pub fn create_proxy_filtered(
+        &mut self,
+        aabb: Aabb,
+        kind: ProxyKind,
+        margin: f32,
+        filter: ProxyFilter,
+        user_data: u32,
+    ) -> ProxyId {
         let stored = match kind {
             ProxyKind::Static => aabb,
             ProxyKind::Moving => aabb.extended(margin),
         };
-        let tree_id = self.trees[kind.index()].create_proxy(stored, user_data);
+        let tree_id = self.trees[kind.index()].create_proxy_filtered(stored, user_data, filter);
         let proxy = ProxyId::new(kind, tree_id);
         let moved = &mut self.moved[kind.index()];
         if moved.len() <= tree_id as usize {
@@ -435,6 +449,7 @@ mod tests {
     use std::time::Instant;
 
     /// Every pair of live proxies whose stored boxes overlap, static-static excluded.
+    /// Two moving proxies whose filters refuse each other are not a pair either.
     fn brute_force(bp: &BroadPhase, proxies: &[Option<ProxyId>]) -> BTreeSet<(u32, u32)> {
         let mut pairs = BTreeSet::new();
         for (i, a) in proxies.iter().enumerate() {
@@ -442,12 +457,31 @@ mod tests {
             for (j, b) in proxies.iter().enumerate().skip(i + 1) {
                 let Some(b) = *b else { continue };
                 let both_static = a.kind() == ProxyKind::Static && b.kind() == ProxyKind::Static;
-                if !both_static && bp.test_overlap(a, b) {
+                let both_moving = a.kind() == ProxyKind::Moving && b.kind() == ProxyKind::Moving;
+                let refused = both_moving && !test_filter(i).may_pair(test_filter(j));
+                if !both_static && !refused && bp.test_overlap(a, b) {
                     pairs.insert((i as u32, j as u32));
                 }
             }
         }
         pairs
+    }
+
+    /// The filter the random worlds give proxy `i`: mostly pairing with everything; some in
+    /// category 2 refusing each other (as the joint grid's circles); some pairing with 1
+    /// only.
+    fn test_filter(i: usize) -> ProxyFilter {
+        match i % 5 {
+            0 | 1 => ProxyFilter::ALL,
+            2 | 3 => ProxyFilter {
+                category: 2,
+                mask: !2,
+            },
+            _ => ProxyFilter {
+                category: 4,
+                mask: 1,
+            },
+        }
     }
 
     fn assert_sorted_unique(pairs: &[(u32, u32)]) {
@@ -482,7 +516,13 @@ mod tests {
                     ProxyKind::Moving
                 };
                 tight.push(aabb);
-                proxies.push(Some(bp.create_proxy(aabb, kind, i as u32)));
+                proxies.push(Some(bp.create_proxy_filtered(
+                    aabb,
+                    kind,
+                    AABB_MARGIN,
+                    test_filter(i),
+                    i as u32,
+                )));
             }
             assert_eq!(bp.proxy_count(), count);
 
@@ -541,7 +581,13 @@ mod tests {
                         existing.retain(|&(a, b)| a != i as u32 && b != i as u32);
                         if rng.unit() < 0.6 {
                             tight[i] = rng.random_box(world, 1.2);
-                            let p = bp.create_proxy(tight[i], proxy.kind(), i as u32);
+                            let p = bp.create_proxy_filtered(
+                                tight[i],
+                                proxy.kind(),
+                                AABB_MARGIN,
+                                test_filter(i),
+                                i as u32,
+                            );
                             proxies[i] = Some(p);
                             buffered.insert(i as u32);
                         }

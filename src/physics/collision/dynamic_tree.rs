@@ -32,7 +32,40 @@ const NULL: u32 = u32::MAX;
 /// Height stored in free nodes, so a destroyed proxy id is recognisable in debug checks.
 const FREE_HEIGHT: u16 = u16::MAX;
 
-/// A tree node, 32 bytes (two per cache line).
+/// Which proxies a proxy may pair with: it pairs with `other` only if `self.category &
+/// other.mask` and `other.category & self.mask` are both non-zero. An internal node holds the
+/// union (bitwise or) of its leaves' bits, so two subtrees whose unions fail the test hold no
+/// pair that passes it and the pair traversal skips them whole (Box2D keeps category bits in
+/// its tree nodes for the same reason). The default pairs with everything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProxyFilter {
+    pub category: u32,
+    pub mask: u32,
+}
+
+impl ProxyFilter {
+    /// Pairs with everything.
+    pub const ALL: ProxyFilter = ProxyFilter {
+        category: u32::MAX,
+        mask: u32::MAX,
+    };
+
+    #[inline]
+    fn union(self, other: ProxyFilter) -> ProxyFilter {
+        ProxyFilter {
+            category: self.category | other.category,
+            mask: self.mask | other.mask,
+        }
+    }
+
+    /// May some proxy under `self` pair with some proxy under `other`?
+    #[inline]
+    pub fn may_pair(self, other: ProxyFilter) -> bool {
+        self.category & other.mask != 0 && other.category & self.mask != 0
+    }
+}
+
+/// A tree node, 40 bytes.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     /// Leaf: the proxy's fat box. Internal: the union of the children's boxes.
@@ -54,6 +87,8 @@ struct Node {
     /// Scratch for [`DynamicTree::overlapping_pairs`]: a marked proxy lies below (or is)
     /// this node. Always false outside that call.
     touched: bool,
+    /// Leaf: the proxy's filter. Internal: the union of the children's.
+    filter: ProxyFilter,
 }
 
 impl Node {
@@ -68,6 +103,7 @@ impl Node {
         height: FREE_HEIGHT,
         enlarged: false,
         touched: false,
+        filter: ProxyFilter::ALL,
     };
 
     #[inline]
@@ -154,6 +190,17 @@ impl DynamicTree {
     /// Add a leaf holding `aabb` (stored as given: fatten it first if you want a margin).
     /// Returns the proxy id, stable until `destroy_proxy`.
     pub fn create_proxy(&mut self, aabb: Aabb, user_data: u32) -> u32 {
+        self.create_proxy_filtered(aabb, user_data, ProxyFilter::ALL)
+    }
+
+    /// [`DynamicTree::create_proxy`] for a proxy that pairs only as `filter` allows (in
+    /// [`DynamicTree::overlapping_pairs`]; queries see every proxy).
+    pub fn create_proxy_filtered(
+        &mut self,
+        aabb: Aabb,
+        user_data: u32,
+        filter: ProxyFilter,
+    ) -> u32 {
         debug_assert!(aabb.is_valid(), "invalid proxy box {aabb:?}");
         let leaf = self.allocate_node();
         let node = &mut self.nodes[leaf as usize];
@@ -161,6 +208,7 @@ impl DynamicTree {
         node.child_a = NULL;
         node.child_b_or_user = user_data;
         node.height = 0;
+        node.filter = filter;
         self.insert_leaf(leaf);
         self.proxy_count += 1;
         leaf
@@ -292,6 +340,7 @@ impl DynamicTree {
         node.child_b_or_user = b;
         node.aabb = na.aabb.union(&nb.aabb);
         node.height = 1 + na.height.max(nb.height);
+        node.filter = na.filter.union(nb.filter);
         self.nodes[a as usize].parent = parent;
         self.nodes[b as usize].parent = parent;
         parent
@@ -355,8 +404,8 @@ impl DynamicTree {
     }
 
     /// Call `report(proxy_a, user_a, proxy_b, user_b)` once for every pair of proxies whose
-    /// boxes overlap and of which at least one is in `marked` (proxy ids, no duplicates), in
-    /// no particular order. The same pairs as querying each marked proxy's box and keeping each pair once,
+    /// boxes overlap, whose filters allow the pair (see [`ProxyFilter`]), and of which at
+    /// least one is in `marked` (proxy ids, no duplicates), in no particular order. The same pairs as querying each marked proxy's box and keeping each pair once,
     /// but in one traversal of the tree against itself: subtrees are paired from the root
     /// down while their boxes overlap, and a pair of subtrees without a marked proxy is
     /// skipped, so the upper levels are visited once for all marked proxies instead of
@@ -384,7 +433,8 @@ impl DynamicTree {
         let mut stack = std::mem::take(&mut self.pair_stack);
         stack.clear();
         let nodes = self.nodes.as_slice();
-        if !nodes[self.root as usize].is_leaf() {
+        let root = &nodes[self.root as usize];
+        if !root.is_leaf() && root.filter.may_pair(root.filter) {
             stack.push((self.root, self.root));
         }
         while let Some((x, y)) = stack.pop() {
@@ -394,13 +444,13 @@ impl DynamicTree {
                 // across the two children.
                 let (a, b) = (nx.child_a, nx.child_b_or_user);
                 let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
-                if na.touched && !na.is_leaf() {
+                if na.touched && !na.is_leaf() && na.filter.may_pair(na.filter) {
                     stack.push((a, a));
                 }
-                if nb.touched && !nb.is_leaf() {
+                if nb.touched && !nb.is_leaf() && nb.filter.may_pair(nb.filter) {
                     stack.push((b, b));
                 }
-                if na.aabb.overlaps(&nb.aabb) {
+                if na.aabb.overlaps(&nb.aabb) && na.filter.may_pair(nb.filter) {
                     stack.push((a, b));
                 }
                 continue;
@@ -438,7 +488,7 @@ impl DynamicTree {
         let o = &nodes[other as usize];
         for child in [n.child_a, n.child_b_or_user] {
             let c = &nodes[child as usize];
-            if (c.touched || o.touched) && c.aabb.overlaps(&o.aabb) {
+            if (c.touched || o.touched) && c.aabb.overlaps(&o.aabb) && c.filter.may_pair(o.filter) {
                 stack.push((child, other));
             }
         }
@@ -541,6 +591,11 @@ impl DynamicTree {
                     1 + na.height.max(nb.height),
                     "node {index} stores a wrong height"
                 );
+                assert_eq!(
+                    node.filter,
+                    na.filter.union(nb.filter),
+                    "node {index} filter is not the union of its children's"
+                );
                 let union = na.aabb.union(&nb.aabb);
                 if node.enlarged {
                     assert!(
@@ -623,6 +678,7 @@ impl DynamicTree {
 
         // 1. Choose the sibling with the least surface-area cost.
         let leaf_box = self.nodes[leaf as usize].aabb;
+        let leaf_filter = self.nodes[leaf as usize].filter;
         let sibling = self.find_best_sibling(&leaf_box);
 
         // 2. A new parent takes the sibling's place and adopts sibling and leaf.
@@ -636,6 +692,7 @@ impl DynamicTree {
             parent.child_b_or_user = leaf;
             parent.aabb = sibling_node.aabb.union(&leaf_box);
             parent.height = sibling_node.height + 1;
+            parent.filter = sibling_node.filter.union(leaf_filter);
             parent.enlarged = sibling_node.enlarged;
         }
         self.nodes[sibling as usize].parent = new_parent;
@@ -703,10 +760,12 @@ impl DynamicTree {
             let b = &self.nodes[node.child_b_or_user as usize];
             let aabb = a.aabb.union(&b.aabb);
             let height = 1 + a.height.max(b.height);
+            let filter = a.filter.union(b.filter);
             let n = &mut self.nodes[index as usize];
             n.aabb = aabb;
             n.height = height;
-            if aabb == before.aabb && height == before.height {
+            n.filter = filter;
+            if aabb == before.aabb && height == before.height && filter == before.filter {
                 return;
             }
             index = n.parent;
@@ -843,16 +902,22 @@ impl DynamicTree {
         let (box_g, h_g) = (self.nodes[g as usize].aabb, self.nodes[g as usize].height);
         let box_a = box_s.union(&box_g);
         let h_a = 1 + h_s.max(h_g);
+        let filter_a = self.nodes[s as usize]
+            .filter
+            .union(self.nodes[g as usize].filter);
         self.nodes[a as usize].aabb = box_a;
         self.nodes[a as usize].height = h_a;
+        self.nodes[a as usize].filter = filter_a;
 
         // `t` adopts `a` and `f`.
         let (box_f, h_f) = (self.nodes[f as usize].aabb, self.nodes[f as usize].height);
+        let filter_f = self.nodes[f as usize].filter;
         let node = &mut self.nodes[t as usize];
         node.child_a = a;
         node.child_b_or_user = f;
         node.aabb = box_a.union(&box_f);
         node.height = 1 + h_a.max(h_f);
+        node.filter = filter_a.union(filter_f);
         node.enlarged |= node_a.enlarged;
         t
     }
@@ -913,10 +978,12 @@ impl DynamicTree {
             &self.nodes[node_inner.child_b_or_user as usize],
         );
         let (aabb, height) = (i1.aabb.union(&i2.aabb), 1 + i1.height.max(i2.height));
+        let filter = i1.filter.union(i2.filter);
         let down_enlarged = self.nodes[down as usize].enlarged;
         let n = &mut self.nodes[inner as usize];
         n.aabb = aabb;
         n.height = height;
+        n.filter = filter;
         n.enlarged |= down_enlarged;
         // `a`'s box and height are recomputed by the caller.
     }
