@@ -586,6 +586,13 @@ impl Testbed {
                 row("manifold points", &|i| {
                     world(i).stats().manifold_points.to_string()
                 });
+                row("  reused manifolds", &|i| {
+                    world(i).stats().manifolds_reused.to_string()
+                });
+                row("  proxies moved / new pairs", &|i| {
+                    let s = world(i).stats();
+                    format!("{} / {}", s.proxies_moved, s.pairs_created)
+                });
                 row("joints", &|i| world(i).joint_count().to_string());
                 row("step", &|i| format!("{:.3} ms", world(i).stats().total_ms));
                 row("  broad / narrow", &|i| {
