@@ -112,7 +112,13 @@ pub struct SolverSettings {
     pub allowed_penetration: f32,
     /// Solve the two points of a manifold together as a 2x2 mixed LCP (Box2D v2's block
     /// solver). Default on. Falls back to one point at a time when the 2x2 system is
-    /// ill-conditioned.
+    /// ill-conditioned. Risk: the exact 2x2 answer is not always the one that spreads load
+    /// fastest. Points under both corners of a box (a stack) have `k12 < 0`, and one pass
+    /// point by point pushes 12% less than the exact solution: the block solver stands
+    /// stacks better. Points under a corner and the centre (a pyramid: `K = [3.5 2; 2 3.5]/kg`
+    /// for 1 m boxes of 1 kg) have `k12 > 0`, and the pass pushes 12% more: with the block
+    /// solver a cold-started pyramid of 38 rows or more at 10 iterations (slop 5 mm) sags
+    /// deeper, is thrown up by the Baumgarte bias and bounces for some 20 s.
     pub block_solver: bool,
     /// Relative normal speed, m/s, below which restitution is ignored (so resting contact
     /// does not bounce). Default 1.

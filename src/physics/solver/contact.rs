@@ -474,3 +474,152 @@ pub fn store_impulses(constraints: &[ContactConstraint], contacts: &mut [Contact
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A two-point constraint between `body_a` and `body_b` with the given arms, normal,
+    /// accumulated impulses `a` and velocity targets `bias`. K is built here from its
+    /// definition, `K = J M^-1 J^T` with rows `J_i = [-n, -(r_a,i x n), n, r_b,i x n]`,
+    /// independently of `prepare`.
+    fn block_constraint(
+        body_a: &SolverBody,
+        body_b: &SolverBody,
+        arms: [(Vec2, Vec2); 2],
+        normal: Vec2,
+        a: [f32; 2],
+        bias: [f32; 2],
+    ) -> ContactConstraint {
+        let row = |(r_a, r_b): (Vec2, Vec2)| (cross(r_a, normal), cross(r_b, normal));
+        let (rn1_a, rn1_b) = row(arms[0]);
+        let (rn2_a, rn2_b) = row(arms[1]);
+        let linear = body_a.inv_mass + body_b.inv_mass;
+        let k11 = linear + body_a.inv_inertia * rn1_a * rn1_a + body_b.inv_inertia * rn1_b * rn1_b;
+        let k22 = linear + body_a.inv_inertia * rn2_a * rn2_a + body_b.inv_inertia * rn2_b * rn2_b;
+        let k12 = linear + body_a.inv_inertia * rn1_a * rn2_a + body_b.inv_inertia * rn1_b * rn2_b;
+        let det = k11 * k22 - k12 * k12;
+        assert!(det > 0.0);
+        let mut points = [ContactConstraintPoint::default(); 2];
+        for (i, cp) in points.iter_mut().enumerate() {
+            cp.r_a = arms[i].0;
+            cp.r_b = arms[i].1;
+            cp.normal_mass = 1.0 / [k11, k22][i];
+            cp.bias = bias[i];
+            cp.normal_impulse = a[i];
+        }
+        ContactConstraint {
+            index_a: 1,
+            index_b: 2,
+            contact: 0,
+            normal,
+            friction: 0.0,
+            restitution: 0.0,
+            softness: Softness::RIGID,
+            points,
+            count: 2,
+            k: [k11, k12, k22],
+            normal_mass_block: [k22 / det, -k12 / det, k11 / det],
+            use_block: true,
+        }
+    }
+
+    /// The same 2x2 LCP solved the slow way: point after point, clamping the accumulated
+    /// impulse, until nothing changes.
+    fn converged_point_iteration(
+        c: &mut ContactConstraint,
+        body_a: &mut SolverBody,
+        body_b: &mut SolverBody,
+    ) {
+        for _ in 0..5000 {
+            for cp in &mut c.points {
+                let vn = relative_velocity(body_a, body_b, cp.r_a, cp.r_b).dot(c.normal);
+                let new_impulse = (cp.normal_impulse - cp.normal_mass * (vn + cp.bias)).max(0.0);
+                let lambda = new_impulse - cp.normal_impulse;
+                cp.normal_impulse = new_impulse;
+                apply(body_a, body_b, cp.r_a, cp.r_b, lambda * c.normal);
+            }
+        }
+    }
+
+    /// Regression guard for the block solver's algebra (seed 004): one block solve must land
+    /// on the solution of the manifold's mixed LCP, the point that point-by-point iteration
+    /// converges to, with the accumulated impulses, Baumgarte and speculative targets and
+    /// all four cases. (The base-40 pyramid bounces longer with the block solver than
+    /// without: that is what the exact 2x2 solution does there, see `block_solver` in
+    /// `settings.rs`, and this test is what rules out a wrong solution.)
+    #[test]
+    fn block_solve_lands_on_the_converged_two_point_solution() {
+        let unit_box = |v: Vec2, w: f32| SolverBody {
+            v,
+            w,
+            inv_mass: 1.0,
+            inv_inertia: 6.0, // 1 m box of 1 kg: I = m (w^2 + h^2) / 12 = 1/6
+            ..SolverBody::STATIC
+        };
+        let up = Vec2::new(0.0, 1.0);
+        let v = Vec2::new;
+        // Pyramid support: points under the upper box's corner and centre (k12 > 0).
+        let pyramid = [(v(0.0, 0.5), v(-0.5, -0.5)), (v(0.5, 0.5), v(0.0, -0.5))];
+        // Aligned stack: points under both corners (k12 < 0).
+        let stack = [(v(-0.5, 0.5), v(-0.5, -0.5)), (v(0.5, 0.5), v(0.5, -0.5))];
+        // Body A at rest (or rising), body B coming down (or up), turning at w_b.
+        type Case = (
+            [(Vec2, Vec2); 2],
+            Vec2,
+            Vec2,
+            f32,
+            [f32; 2],
+            [f32; 2],
+            &'static str,
+        );
+        #[rustfmt::skip]
+        let cases: [Case; 8] = [
+            // arms   v_a          v_b           w_b   accumulated   bias            case
+            (pyramid, v(0.0, 0.0), v(0.0, -0.4), 0.0,  [0.0, 0.0],   [0.0, 0.0],     "both"),
+            (pyramid, v(0.0, 0.0), v(0.0, -0.4), 0.3,  [0.05, 0.02], [-0.06, 0.0],   "both"),
+            (stack,   v(0.0, 0.1), v(0.0, -0.3), 0.0,  [0.1, 0.1],   [-0.06, -0.06], "both"),
+            (stack,   v(0.0, 0.0), v(0.0, -0.1), 2.0,  [0.0, 0.0],   [0.0, 0.0],     "first"),
+            (stack,   v(0.0, 0.0), v(0.0, -0.1), -2.0, [0.02, 0.0],  [0.0, 0.0],     "second"),
+            // Warm-started impulses too large: all of them are taken back.
+            (pyramid, v(0.0, 0.0), v(0.0, 2.0),  0.0,  [0.1, 0.3],   [0.0, 0.0],     "none"),
+            // Second point speculative: its 2 cm gap may close at 1.2 m/s this step...
+            (stack,   v(0.0, 0.0), v(0.0, -0.3), 0.0,  [0.0, 0.0],   [-0.03, 1.2],   "first"),
+            // ... at 0.6 m/s, the first point's push tips the box onto the second.
+            (stack,   v(0.0, 0.0), v(0.0, -0.5), 0.0,  [0.0, 0.0],   [-0.03, 0.6],   "both"),
+        ];
+        for (k, &(arms, v_a, v_b, w_b, a, bias, expected)) in cases.iter().enumerate() {
+            let (mut block_a, mut block_b) = (unit_box(v_a, 0.0), unit_box(v_b, w_b));
+            let mut c = block_constraint(&block_a, &block_b, arms, up, a, bias);
+            let mut slow = c;
+            let (mut slow_a, mut slow_b) = (block_a, block_b);
+            solve_block(&mut c, &mut block_a, &mut block_b, bias);
+            converged_point_iteration(&mut slow, &mut slow_a, &mut slow_b);
+
+            let x = [c.points[0].normal_impulse, c.points[1].normal_impulse];
+            let case = match (x[0] > 0.0, x[1] > 0.0) {
+                (true, true) => "both",
+                (true, false) => "first",
+                (false, true) => "second",
+                (false, false) => "none",
+            };
+            assert_eq!(case, expected, "case {k}: impulses {x:?}");
+            for i in 0..2 {
+                let want = slow.points[i].normal_impulse;
+                assert!(
+                    (x[i] - want).abs() < 1e-5,
+                    "case {k}, point {i}: block {} vs converged {want}",
+                    x[i]
+                );
+                // Complementarity: vn + bias >= 0, and = 0 where the impulse is positive.
+                let cp = &c.points[i];
+                let vn = relative_velocity(&block_a, &block_b, cp.r_a, cp.r_b).dot(up);
+                assert!(vn + bias[i] > -1e-5, "case {k}, point {i}: vn {vn}");
+                if x[i] > 0.0 {
+                    assert!((vn + bias[i]).abs() < 1e-5, "case {k}, point {i}: vn {vn}");
+                }
+            }
+            assert!((block_b.v - slow_b.v).length() < 1e-5 && (block_b.w - slow_b.w).abs() < 1e-4);
+        }
+    }
+}
