@@ -715,6 +715,14 @@ pub enum Generator {
         /// Each box is moved sideways by a random amount in `-jitter..jitter`, metres.
         #[serde(default)]
         jitter: f32,
+        /// Side-by-side stacks of `count` boxes each (Box2D v3's vertical stack sample:
+        /// up to 10). Default 1.
+        #[serde(default = "one_column")]
+        columns: u32,
+        /// Distance between the columns' centres, metres, to the right. Default 3
+        /// (Box2D v3's sample).
+        #[serde(default = "column_spacing")]
+        column_spacing: f32,
         /// Seed of the jitter.
         #[serde(default)]
         seed: u64,
@@ -789,6 +797,14 @@ impl Generator {
             Generator::Repeat { .. } => "Repeat",
         }
     }
+}
+
+fn one_column() -> u32 {
+    1
+}
+
+fn column_spacing() -> f32 {
+    3.0
 }
 
 /// Material for generated boxes.

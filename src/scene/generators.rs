@@ -88,9 +88,8 @@ pub fn body_count(generator: &Generator) -> u64 {
             let n = *base as u64;
             n * (n + 1) / 2
         }
-        Generator::Stack { count, .. }
-        | Generator::Chain { count, .. }
-        | Generator::Scatter { count, .. } => *count as u64,
+        Generator::Stack { count, columns, .. } => *count as u64 * *columns as u64,
+        Generator::Chain { count, .. } | Generator::Scatter { count, .. } => *count as u64,
         Generator::Grid { columns, rows, .. } => *columns as u64 * *rows as u64,
         Generator::Repeat {
             columns, rows, of, ..
@@ -165,11 +164,15 @@ pub fn check(generator: &Generator, names: &HashMap<String, usize>) -> Vec<Strin
             origin,
             spacing,
             jitter,
+            columns,
+            column_spacing,
             material: m,
             ..
         } => {
             at_least_one(&mut errors, "count", *count);
+            at_least_one(&mut errors, "columns", *columns);
             positive(&mut errors, "half_size", *half_size);
+            positive(&mut errors, "column_spacing", *column_spacing);
             finite(&mut errors, "origin", *origin);
             if let Some(s) = spacing {
                 positive(&mut errors, "spacing", *s);
@@ -347,19 +350,24 @@ fn generate_into(
             spacing,
             jitter,
             seed,
+            columns,
+            column_spacing,
             material,
         } => {
             let dy = spacing.unwrap_or(2.0 * half_size);
             let mut rng = Rng::new(*seed);
-            for i in 0..*count {
-                let dx = if *jitter > 0.0 {
-                    rng.range(-jitter, *jitter)
-                } else {
-                    0.0
-                };
-                let p = *origin + offset + Vec2::new(dx, dy * i as f32);
-                out.bodies
-                    .push(body(dynamic, p, 0.0, box_shape(*half_size, material)));
+            for column in 0..*columns {
+                let base = *origin + offset + Vec2::new(column_spacing * column as f32, 0.0);
+                for i in 0..*count {
+                    let dx = if *jitter > 0.0 {
+                        rng.range(-jitter, *jitter)
+                    } else {
+                        0.0
+                    };
+                    let p = base + Vec2::new(dx, dy * i as f32);
+                    out.bodies
+                        .push(body(dynamic, p, 0.0, box_shape(*half_size, material)));
+                }
             }
         }
         Generator::Grid {

@@ -2,7 +2,7 @@
 //! `contact_solver.c` idea, written for Impulse's contact model).
 //!
 //! Same constraint as `contact.rs` (read its derivation first): per point
-//! `lambda = -mass_scale * normal_mass * (vn + bias) - impulse_scale * accumulated`, friction
+//! `lambda = -normal_mass * (mass_scale * vn + bias) - impulse_scale * accumulated`, friction
 //! before the normal so non-penetration has the last word, accumulated impulses clamped.
 //!
 //! Layout:
@@ -484,12 +484,16 @@ fn solve<W: Wide>(
             };
             let s = d.dot(n) + p.adjusted_separation;
             let speculative = s.gt(zero);
-            let bias = W::select(speculative, s * inv_h, (bias_rate * s).max(min_bias));
+            let bias = W::select(
+                speculative,
+                s * inv_h,
+                (mass_scale * bias_rate * s).max(min_bias),
+            );
             let point_mass_scale = W::select(speculative, one, mass_scale);
             let point_impulse_scale = W::select(speculative, zero, impulse_scale);
 
             let vn = relative_velocity(&a, &b, p.r_a, p.r_b).dot(n);
-            let lambda = -(p.normal_mass * point_mass_scale * (vn + bias))
+            let lambda = -(p.normal_mass * (point_mass_scale * vn + bias))
                 - point_impulse_scale * p.normal_impulse;
             let new_impulse = (p.normal_impulse + lambda).max(zero);
             let lambda = new_impulse - p.normal_impulse;
