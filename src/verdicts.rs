@@ -192,6 +192,11 @@ pub fn hard_scenes() -> Vec<HardScene> {
                 rest_speed: 0.1,
             },
         ),
+        row(
+            "cart (gravity 22, mass ratio 8)",
+            "stacking/cart.ron",
+            Criterion::JointGapThroughout { max_gap: 0.05 },
+        ),
         HardScene {
             pyramid_base: Some(40),
             ..row(
