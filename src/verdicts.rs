@@ -197,6 +197,19 @@ pub fn hard_scenes() -> Vec<HardScene> {
             "stacking/cart.ron",
             Criterion::JointGapThroughout { max_gap: 0.05 },
         ),
+        row(
+            "multiple prismatic (6 in a chain)",
+            "stacking/multiple_prismatic.ron",
+            Criterion::JointGapThroughout { max_gap: 0.05 },
+        ),
+        row(
+            "cliff (slide off three ledges)",
+            "stacking/cliff.ron",
+            Criterion::Settles {
+                margin: 0.1,
+                rest_speed: 0.1,
+            },
+        ),
         HardScene {
             pyramid_base: Some(40),
             ..row(

@@ -49,6 +49,8 @@ pub const CATALOG: &[Entry] = &[
     entry(STACKING, "stacking/capsule_stack.ron"),
     entry(STACKING, "stacking/tiny_pyramid.ron"),
     entry(STACKING, "stacking/cart.ron"),
+    entry(STACKING, "stacking/multiple_prismatic.ron"),
+    entry(STACKING, "stacking/cliff.ron"),
     entry(STACKING, "stacking/arch.ron"),
     entry(STACKING, "stacking/card_house.ron"),
     entry(STACKING, "stacking/confined_circles.ron"),
