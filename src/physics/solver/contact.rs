@@ -278,122 +278,88 @@ pub fn solve_contacts(
 }
 
 /// One iteration of one contact constraint.
-///
-/// Outline: 1. velocity targets for this iteration (and the soft scales); 2. friction;
-/// 3. non-penetration (the 2x2 block or point by point).
 pub fn solve_contact(
     c: &mut ContactConstraint,
     bodies: &mut [SolverBody],
     ctx: &StepContext,
     mode: BiasMode,
 ) {
+    let accumulate = ctx.settings.accumulate_impulses;
     let max_push = ctx.settings.contact_push_max_velocity;
-    let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
-    let normal = c.normal;
+    {
+        let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
+        let normal = c.normal;
+        let tangent = Vec2::new(normal.y, -normal.x);
+        let count = c.count;
 
-    // 1. Velocity targets. Soft: the push-out `mass_scale * bias_rate * s` is capped at
-    //    `max_push` after scaling (Box2D v3's `contactSpeed`).
-    let mut bias = [0.0f32; 2];
-    let mut mass_scale = [1.0f32; 2];
-    let mut impulse_scale = [0.0f32; 2];
-    for i in 0..c.count {
-        let cp = &c.points[i];
-        bias[i] = match mode {
-            BiasMode::Classic => cp.bias,
-            BiasMode::Soft | BiasMode::Relax => {
-                let d = (body_b.dp - body_a.dp) + (body_b.dq.rotate(cp.r_b) - cp.r_b)
-                    - (body_a.dq.rotate(cp.r_a) - cp.r_a);
-                let s = normal.dot(d) + cp.separation;
-                if s > 0.0 {
-                    s * ctx.inv_dt
-                } else if mode == BiasMode::Soft {
-                    let soft = c.softness;
-                    mass_scale[i] = soft.mass_scale;
-                    impulse_scale[i] = soft.impulse_scale;
-                    (soft.mass_scale * soft.bias_rate * s).max(-max_push)
-                } else {
-                    0.0
+        // 1. Velocity targets for this iteration (and the soft scales).
+        let mut bias = [0.0f32; 2];
+        let mut mass_scale = [1.0f32; 2];
+        let mut impulse_scale = [0.0f32; 2];
+        for i in 0..count {
+            let cp = &c.points[i];
+            bias[i] = match mode {
+                BiasMode::Classic => cp.bias,
+                BiasMode::Soft | BiasMode::Relax => {
+                    let d = (body_b.dp - body_a.dp) + (body_b.dq.rotate(cp.r_b) - cp.r_b)
+                        - (body_a.dq.rotate(cp.r_a) - cp.r_a);
+                    let s = normal.dot(d) + cp.separation;
+                    if s > 0.0 {
+                        s * ctx.inv_dt
+                    } else if mode == BiasMode::Soft {
+                        // Box2D v3's `contactSpeed`: the cap applies after the mass scale.
+                        mass_scale[i] = c.softness.mass_scale;
+                        impulse_scale[i] = c.softness.impulse_scale;
+                        (c.softness.mass_scale * c.softness.bias_rate * s).max(-max_push)
+                    } else {
+                        0.0
+                    }
                 }
+            };
+        }
+
+        // 2. Friction first: non-penetration matters more, so it has the last word.
+        for cp in &mut c.points[..count] {
+            let dv = relative_velocity(&body_a, &body_b, cp.r_a, cp.r_b);
+            let vt = dv.dot(tangent);
+            let mut lambda = -cp.tangent_mass * vt;
+            if accumulate {
+                let max_friction = c.friction * cp.normal_impulse;
+                let new_impulse = (cp.tangent_impulse + lambda).clamp(-max_friction, max_friction);
+                lambda = new_impulse - cp.tangent_impulse;
+                cp.tangent_impulse = new_impulse;
+            } else {
+                let max_friction = c.friction * cp.last_normal_increment;
+                lambda = lambda.clamp(-max_friction, max_friction);
+                cp.tangent_impulse += lambda;
             }
-        };
-    }
-
-    // 2. Friction first: non-penetration matters more, so it has the last word.
-    solve_friction(c, &mut body_a, &mut body_b, ctx);
-
-    // 3. Normal: the 2x2 block when it applies (classic), else one point at a time.
-    if c.use_block && mode == BiasMode::Classic {
-        solve_block(c, &mut body_a, &mut body_b, bias);
-    } else {
-        solve_normal(
-            c,
-            &mut body_a,
-            &mut body_b,
-            ctx,
-            bias,
-            mass_scale,
-            impulse_scale,
-        );
-    }
-    store(bodies, c.index_a, c.index_b, &body_a, &body_b);
-}
-
-/// Coulomb friction, one point at a time, bounded by `friction` times the normal impulse
-/// (the accumulated one, or this iteration's increment when increments are clamped alone).
-fn solve_friction(
-    c: &mut ContactConstraint,
-    body_a: &mut SolverBody,
-    body_b: &mut SolverBody,
-    ctx: &StepContext,
-) {
-    let tangent = Vec2::new(c.normal.y, -c.normal.x);
-    for cp in &mut c.points[..c.count] {
-        let dv = relative_velocity(body_a, body_b, cp.r_a, cp.r_b);
-        let vt = dv.dot(tangent);
-        let mut lambda = -cp.tangent_mass * vt;
-        if ctx.settings.accumulate_impulses {
-            let max_friction = c.friction * cp.normal_impulse;
-            let new_impulse = (cp.tangent_impulse + lambda).clamp(-max_friction, max_friction);
-            lambda = new_impulse - cp.tangent_impulse;
-            cp.tangent_impulse = new_impulse;
-        } else {
-            let max_friction = c.friction * cp.last_normal_increment;
-            lambda = lambda.clamp(-max_friction, max_friction);
-            cp.tangent_impulse += lambda;
+            apply(&mut body_a, &mut body_b, cp.r_a, cp.r_b, lambda * tangent);
         }
-        apply(body_a, body_b, cp.r_a, cp.r_b, lambda * tangent);
-    }
-}
 
-/// Non-penetration, one point at a time:
-/// `lambda = -normal_mass * (mass_scale * vn + bias) - impulse_scale * accumulated`.
-fn solve_normal(
-    c: &mut ContactConstraint,
-    body_a: &mut SolverBody,
-    body_b: &mut SolverBody,
-    ctx: &StepContext,
-    bias: [f32; 2],
-    mass_scale: [f32; 2],
-    impulse_scale: [f32; 2],
-) {
-    let normal = c.normal;
-    for i in 0..c.count {
-        let cp = &mut c.points[i];
-        let dv = relative_velocity(body_a, body_b, cp.r_a, cp.r_b);
-        let vn = dv.dot(normal);
-        let mut lambda =
-            -cp.normal_mass * (mass_scale[i] * vn + bias[i]) - impulse_scale[i] * cp.normal_impulse;
-        if ctx.settings.accumulate_impulses {
-            let new_impulse = (cp.normal_impulse + lambda).max(0.0);
-            lambda = new_impulse - cp.normal_impulse;
-            cp.normal_impulse = new_impulse;
+        // 3. Normal: the 2x2 block when it applies, else one point at a time.
+        if c.use_block && mode == BiasMode::Classic {
+            solve_block(c, &mut body_a, &mut body_b, bias);
         } else {
-            lambda = lambda.max(0.0);
-            cp.normal_impulse += lambda;
+            for i in 0..count {
+                let cp = &mut c.points[i];
+                let dv = relative_velocity(&body_a, &body_b, cp.r_a, cp.r_b);
+                let vn = dv.dot(normal);
+                let mut lambda = -cp.normal_mass * (mass_scale[i] * vn + bias[i])
+                    - impulse_scale[i] * cp.normal_impulse;
+                if accumulate {
+                    let new_impulse = (cp.normal_impulse + lambda).max(0.0);
+                    lambda = new_impulse - cp.normal_impulse;
+                    cp.normal_impulse = new_impulse;
+                } else {
+                    lambda = lambda.max(0.0);
+                    cp.normal_impulse += lambda;
+                }
+                cp.last_normal_increment = lambda;
+                cp.max_normal_impulse = cp.max_normal_impulse.max(lambda);
+                apply(&mut body_a, &mut body_b, cp.r_a, cp.r_b, lambda * normal);
+            }
         }
-        cp.last_normal_increment = lambda;
-        cp.max_normal_impulse = cp.max_normal_impulse.max(lambda);
-        apply(body_a, body_b, cp.r_a, cp.r_b, lambda * normal);
+        store(bodies, c.index_a, c.index_b, &body_a, &body_b);
     }
 }
 
