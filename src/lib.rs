@@ -6,8 +6,10 @@
 //!
 //! - [`physics`]: the core. Depends on glam and std only.
 //! - [`scene`]: RON scene files to and from a `World` (no GUI).
-//! - [`commands`]: the headless commands of the `testbed` binary (list, check, run, bench).
-//! - `commands`: the headless commands of the `testbed` binary (list, check, run, bench).
+//! - `commands`: the headless commands of the `testbed` binary (list, check, run, bench),
+//!   behind the `testbed` feature.
+//! - `files`: user files written atomically (refusing devices, folders and links) and user
+//!   strings escaped for printing, behind the `testbed` feature.
 //! - `lab`: rewind and side-by-side comparison, headless (the window drives it).
 //! - `verdicts`: the hard-scene verdicts, soft step against the classic solver.
 //! - `app`: the interactive testbed, behind the `testbed` feature.
@@ -17,7 +19,10 @@
 pub mod physics;
 pub mod scene;
 
+#[cfg(feature = "testbed")]
 pub mod commands;
+#[cfg(feature = "testbed")]
+pub mod files;
 pub mod lab;
 pub mod verdicts;
 

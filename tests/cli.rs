@@ -221,3 +221,98 @@ fn run_export_continues_a_joint_scene_exactly() {
     assert!(text(&straight.stdout).contains("\"joints\":["));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--export /dev/null` used to rename a regular file over the device node (issue 15, Files).
+#[cfg(unix)]
+#[test]
+fn export_refuses_a_device_node() {
+    use std::os::unix::fs::FileTypeExt;
+    let out = testbed(&[
+        "run",
+        "scenes/box2d_lite/single_box.ron",
+        "--steps",
+        "2",
+        "--export",
+        "/dev/null",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("/dev/null") && err.contains("device"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    let kind = std::fs::symlink_metadata("/dev/null").unwrap().file_type();
+    assert!(kind.is_char_device(), "/dev/null is still a device");
+}
+
+/// `--export LINK` used to replace the link with a regular file (issue 15, Files): refused,
+/// the link and its target untouched, no temporary file left.
+#[cfg(unix)]
+#[test]
+fn export_refuses_a_symlink_and_leaves_it_and_its_target_alone() {
+    let dir = temp_dir("symlink");
+    let target = dir.join("target.ron");
+    std::fs::write(&target, "keep me").unwrap();
+    let link = dir.join("link.ron");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = testbed(&[
+        "run",
+        "scenes/box2d_lite/single_box.ron",
+        "--steps",
+        "2",
+        "--export",
+        link.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(link.to_str().unwrap()) && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["link.ron", "target.ron"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A name holding a newline or an escape code used to be printed raw, splitting the report
+/// and driving the terminal (issue 15, Files): names and paths are printed escaped, and the
+/// JSON escapes them as JSON does.
+#[test]
+fn names_with_newlines_and_escape_codes_are_printed_escaped() {
+    let dir = temp_dir("escape");
+    let scene = std::fs::read_to_string("scenes/box2d_lite/single_box.ron")
+        .unwrap()
+        .replace(
+            "name: \"A single box\"",
+            "name: \"evil\\nscene\\u{1b}[31m\"",
+        )
+        .replace("(name: \"box\"", "(name: \"bo\\nx\\u{1b}\"");
+    let file = dir.join("evil.ron");
+    std::fs::write(&file, scene).unwrap();
+    let out = testbed(&["run", file.to_str().unwrap(), "--steps", "2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(!report.contains('\u{1b}'), "{report:?}");
+    assert!(
+        report.starts_with("evil\\nscene\\u{1b}[31m: 2 steps"),
+        "{report}"
+    );
+    assert!(report.contains("\n  bo\\nx\\u{1b}: position"), "{report}");
+    let out = testbed(&["run", file.to_str().unwrap(), "--steps", "2", "--json"]);
+    let json = text(&out.stdout);
+    assert!(json.contains("\"name\":\"bo\\nx\\u001b\""), "{json}");
+    assert_eq!(json.lines().count(), 1, "{json}");
+    // A bad file whose own name holds a newline: one error line, the name escaped.
+    let bad = dir.join("bad\nname\u{1b}.ron");
+    std::fs::write(&bad, "Scene(name: 3)").unwrap();
+    let out = testbed(&["check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("bad\\nname\\u{1b}.ron:1:"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

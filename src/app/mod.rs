@@ -18,6 +18,7 @@
 //! - [`preferences`]: what is remembered between runs, in a RON file.
 //! - [`window`]: window configuration, the frame loop, input, `AppOptions`, automation.
 //! - [`screenshot`]: PNG screenshots written atomically.
+//! - [`report`]: the JSON model (`run --json`, `--dump-state`, `--layout-out`), serde.
 
 pub mod camera;
 pub mod compare;
@@ -28,6 +29,7 @@ pub mod panel;
 pub mod plots;
 pub mod preferences;
 pub mod probe;
+pub mod report;
 pub mod rewind;
 pub mod screenshot;
 pub mod testbed;

@@ -12,7 +12,7 @@
 //! default and unknown fields are skipped, so files from older or newer versions still load.
 //! Solver settings are not preferences: they belong to the scene and restart with it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -243,7 +243,7 @@ impl PreferencesFile {
                 Preferences::default(),
                 Some(format!(
                     "Ignored the settings file {}: cannot read it: {e}",
-                    path.display()
+                    crate::files::escape(path)
                 )),
             ),
             Ok(text) => match Preferences::parse(&text) {
@@ -253,7 +253,7 @@ impl PreferencesFile {
                     Some(format!(
                         "Ignored the corrupt settings file {}:{e}. Defaults are used; the file \
                          is rewritten when a setting changes.",
-                        path.display()
+                        crate::files::escape(path)
                     )),
                 ),
             },
@@ -270,13 +270,8 @@ impl PreferencesFile {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
-        write_atomic(path, &prefs.to_text())
+        crate::files::write_atomic(path, prefs.to_text()).map_err(|e| format!("cannot write {e}"))
     }
-}
-
-/// Write `text` to `path` through a temporary file in the same folder.
-fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    super::screenshot::write_text(path, text)
 }
 
 #[cfg(test)]

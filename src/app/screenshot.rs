@@ -1,9 +1,9 @@
 //! Screenshots: the window's pixels to a PNG file, written to a temporary file and renamed
-//! into place so a reader never sees half a file.
+//! into place (`files::AtomicFile`) so a reader never sees half a file.
 
-use std::fs::File;
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::files::{escape, write_atomic};
 
 /// Grab what is on screen now (call after everything, egui included, is drawn) and save it
 /// to `path` as an opaque RGBA PNG.
@@ -30,48 +30,25 @@ pub fn flip_rows_opaque(bytes: &[u8], width: usize, height: usize) -> Vec<u8> {
     out
 }
 
-/// Write an 8-bit RGBA image to `path` via a temporary file in the same folder.
+/// Write an 8-bit RGBA image to `path` (encoded in memory, then `files::write_atomic`: a temporary file in
+/// the same folder renamed into place; a device, folder or link is refused).
 pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), String> {
     let fail = |what: &str, e: &dyn std::fmt::Display| {
-        format!("cannot write screenshot {}: {what}: {e}", path.display())
+        format!("cannot write screenshot {}: {what}: {e}", escape(path))
     };
     if rgba.len() != width as usize * height as usize * 4 {
         return Err(fail("size", &"pixel buffer does not match the image size"));
     }
-    let tmp = temporary_path(path);
-    let result = (|| -> Result<(), String> {
-        let file = File::create(&tmp).map_err(|e| fail("create", &e))?;
-        let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
-        encoder.set_color(png::ColorType::Rgba);
-        encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder.write_header().map_err(|e| fail("encode", &e))?;
-        writer
-            .write_image_data(rgba)
-            .map_err(|e| fail("encode", &e))?;
-        writer.finish().map_err(|e| fail("encode", &e))?;
-        std::fs::rename(&tmp, path).map_err(|e| fail("rename", &e))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-/// `path` with `.tmp` appended, in the same folder (so the rename stays on one file system).
-pub fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".tmp");
-    PathBuf::from(name)
-}
-
-/// Write a text file via a temporary file in the same folder.
-pub fn write_text(path: &Path, text: &str) -> Result<(), String> {
-    let tmp = temporary_path(path);
-    let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(|e| fail("encode", &e))?;
+    writer
+        .write_image_data(rgba)
+        .map_err(|e| fail("encode", &e))?;
+    writer.finish().map_err(|e| fail("encode", &e))?;
+    write_atomic(path, bytes).map_err(|e| format!("cannot write screenshot {e}"))
 }
 
 #[cfg(test)]
@@ -90,8 +67,13 @@ mod tests {
         ];
         let rgba = flip_rows_opaque(&gl, 2, 2);
         write_png(&path, 2, 2, &rgba).unwrap();
-        assert!(!temporary_path(&path).exists());
-        let decoder = png::Decoder::new(File::open(&path).unwrap());
+        // No temporary file is left: the folder holds the screenshot only.
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["a.png"]);
+        let decoder = png::Decoder::new(std::fs::File::open(&path).unwrap());
         let mut reader = decoder.read_info().unwrap();
         let mut buf = vec![0; reader.output_buffer_size()];
         reader.next_frame(&mut buf).unwrap();

@@ -47,9 +47,13 @@ use super::library::{canonical, Library};
 use super::plots::History;
 use super::preferences::{Preferences, Sections, Stepping, MAX_STEPS_PER_FRAME};
 use super::probe::{pick_at, Pick, Probe};
+use super::report::{
+    settings_report, to_json_line, DumpExtra, Labelled, PickReport, RewindReport, SteppingReport,
+    TestbedReport, WindowReport, WorldReport,
+};
 use super::rewind::Rewind;
 use super::watch::FileWatch;
-use crate::commands::{json_f32, json_state, json_string, settings_json};
+use crate::files::escape;
 use crate::lab::compare::MAX_WORLDS;
 use crate::lab::{Comparison, Input, Replay, Session};
 use crate::physics::world::draw_geometry;
@@ -211,7 +215,7 @@ impl Testbed {
     ) -> Result<Testbed, String> {
         if let Some(path) = scene {
             std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read scene file {}: {e}", path.display()))?;
+                .map_err(|e| format!("cannot read scene file {}: {e}", escape(path)))?;
         }
         let mut notices = Vec::new();
         notices.extend(library.message.clone());
@@ -426,7 +430,7 @@ impl Testbed {
         };
         match Testbed::load(&path) {
             Ok((file, built, name)) => {
-                eprintln!("testbed: reloaded {}", path.display());
+                eprintln!("testbed: reloaded {}", escape(&path));
                 self.install(file, built, name);
             }
             Err(errors) => self.fail(errors),
@@ -452,11 +456,11 @@ impl Testbed {
     fn fail(&mut self, errors: Vec<String>) {
         if errors != self.errors {
             for e in &errors {
-                eprintln!("testbed: {e}");
+                eprintln!("testbed: {}", escape(e));
             }
             eprintln!(
                 "testbed: still running the last good scene: {}",
-                self.info.name
+                escape(&self.info.name)
             );
         }
         self.errors = errors;
@@ -1005,79 +1009,62 @@ impl Testbed {
     // State dump.
 
     /// The `--dump-state` JSON: the object `testbed run --json` prints for the first world
-    /// shown (`commands::json_state`, with the step times of the last steps), plus `settings`
+    /// shown (`report::WorldReport`, with the step times of the last steps), plus `settings`
     /// (every solver setting now in force), `testbed` (scene file, name, errors, pause,
     /// stepping, draw flags, mouse, rewind range, pick), when comparing `worlds` (the same
-    /// object for every world, with its `label` and `settings`), and the window's `extra`
-    /// members.
-    pub fn state_json(&self, extra: &[(&str, String)]) -> String {
-        let times: Vec<f64> = self.step_times[0].iter().copied().collect();
-        let mut members = vec![
-            ("settings", settings_json(self.world().settings())),
-            ("testbed", self.testbed_json()),
-        ];
-        if self.comparing() {
-            let worlds: Vec<String> = self
-                .shown()
+    /// object for every world, with its `label` and `settings`), and the window's members.
+    pub fn state_json(&self, window: &WindowReport) -> String {
+        let times = |i: usize| -> Vec<f64> { self.step_times[i].iter().copied().collect() };
+        let worlds = self.comparing().then(|| {
+            self.shown()
                 .sessions
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
-                    let times: Vec<f64> = self.step_times[i].iter().copied().collect();
-                    let own = [
-                        ("label", json_string(&s.label)),
-                        ("settings", settings_json(s.world.settings())),
-                    ];
-                    json_state(&s.world, &times, &own).trim_end().to_owned()
+                    let own = Labelled {
+                        label: &s.label,
+                        settings: settings_report(s.world.settings()),
+                    };
+                    WorldReport::new(&s.world, &times(i), own)
                 })
-                .collect();
-            members.push(("worlds", format!("[{}]", worlds.join(","))));
-        }
-        members.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
-        json_state(self.world(), &times, &members)
+                .collect()
+        });
+        let extra = DumpExtra {
+            settings: settings_report(self.world().settings()),
+            testbed: self.testbed_report(),
+            worlds,
+            window: *window,
+        };
+        to_json_line(&WorldReport::new(self.world(), &times(0), extra))
     }
 
-    fn testbed_json(&self) -> String {
-        let path = self.scene_path.as_ref().map_or("null".to_string(), |p| {
-            json_string(&p.display().to_string())
-        });
-        let errors: Vec<String> = self.errors.iter().map(|e| json_string(e)).collect();
-        let notices: Vec<String> = self.notices.iter().map(|e| json_string(e)).collect();
-        let stepping = match self.stepping {
-            Stepping::StepsPerFrame(n) => format!("{{\"steps_per_frame\":{n}}}"),
-            Stepping::TimeScale(s) => format!("{{\"time_scale\":{}}}", json_f32(s)),
-        };
-        let f = &self.draw_flags;
-        let draw = format!(
-            "{{\"shapes\":{},\"joints\":{},\"joint_anchors\":{},\"contact_points\":{},\"contact_normals\":{},\"normal_impulses\":{},\"friction_impulses\":{},\"aabbs\":{},\"centers_of_mass\":{},\"body_names\":{}}}",
-            f.shapes,
-            f.joints,
-            f.joint_anchors,
-            f.contact_points,
-            f.contact_normals,
-            f.normal_impulses,
-            f.friction_impulses,
-            f.aabbs,
-            f.centers_of_mass,
-            f.body_names
-        );
+    fn testbed_report(&self) -> TestbedReport<'_> {
         let (oldest, newest, shown) = self.timeline();
-        let pick = match self.probe.pick {
-            None => "null".to_owned(),
-            Some(Pick::Body(h)) => format!("{{\"body\":{}}}", h.index()),
-            Some(Pick::Joint(h)) => format!("{{\"joint\":{}}}", h.index()),
-        };
-        format!(
-            "{{\"scene\":{path},\"name\":{},\"errors\":[{}],\"notices\":[{}],\"paused\":{},\"stepping\":{stepping},\"draw\":{draw},\"grabbing\":{},\"bodies\":{},\"worlds\":{},\"rewind\":{{\"oldest\":{oldest},\"newest\":{newest},\"shown\":{shown}}},\"pick\":{pick},\"trace_samples\":{}}}",
-            json_string(&self.info.name),
-            errors.join(","),
-            notices.join(","),
-            self.paused,
-            self.grabbing(),
-            self.world().body_count(),
-            self.lab.sessions.len(),
-            self.probe.len()
-        )
+        TestbedReport {
+            scene: self.scene_path.as_ref().map(|p| p.display().to_string()),
+            name: &self.info.name,
+            errors: &self.errors,
+            notices: &self.notices,
+            paused: self.paused,
+            stepping: match self.stepping {
+                Stepping::StepsPerFrame(n) => SteppingReport::StepsPerFrame(n),
+                Stepping::TimeScale(s) => SteppingReport::TimeScale(s),
+            },
+            draw: self.draw_flags.into(),
+            grabbing: self.grabbing(),
+            bodies: self.world().body_count(),
+            worlds: self.lab.sessions.len(),
+            rewind: RewindReport {
+                oldest,
+                newest,
+                shown,
+            },
+            pick: self.probe.pick.map(|pick| match pick {
+                Pick::Body(h) => PickReport::Body(h.index()),
+                Pick::Joint(h) => PickReport::Joint(h.index()),
+            }),
+            trace_samples: self.probe.len(),
+        }
     }
 }
 
@@ -1315,7 +1302,10 @@ mod tests {
     fn state_json_is_the_run_json_plus_settings_and_testbed() {
         let mut t = testbed("box2d_lite/single_box.ron");
         t.update(1.0 / 60.0);
-        let json = t.state_json(&[("frames", "1".into())]);
+        let json = t.state_json(&WindowReport {
+            frames: Some(1),
+            ..WindowReport::default()
+        });
         assert!(json.starts_with("{\"steps\":1,"), "{json}");
         assert!(
             json.contains("\"settings\":{\"solver\":\"Classic\""),
@@ -1386,7 +1376,7 @@ mod tests {
         t.request(Request::AddWorld(Preset::Scene));
         t.update(1.0 / 60.0);
         assert_eq!(t.shown().sessions.len(), 4, "four at most");
-        let json = t.state_json(&[]);
+        let json = t.state_json(&WindowReport::default());
         assert!(json.contains("\"worlds\":[{\"steps\":2,"), "{json}");
         assert!(json.contains("\"label\":\"soft step\""), "{json}");
         for i in (0..4).rev() {

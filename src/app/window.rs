@@ -14,7 +14,6 @@
 //! 5. screenshots, preferences, the automation hooks, and the exit check.
 
 use std::cell::Cell;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -39,9 +38,10 @@ use super::draw::{draw_grid, to_mq, MacroquadDraw, BACKGROUND};
 use super::panel::section;
 use super::preferences::{Preferences, PreferencesFile, PANEL_WIDTH_RANGE};
 use super::probe::{Quantity, JOINT_PICK_PIXELS};
-use super::screenshot::{save_screen, write_text};
+use super::report::{to_json_line, CameraReport, LayoutReport, WindowReport};
+use super::screenshot::save_screen;
 use super::testbed::{FrameInfo, Key, Testbed};
-use crate::commands::{json_f32, json_number, json_string};
+use crate::files::{escape, write_atomic};
 use crate::physics::{Color, Vec2};
 use crate::scene::catalog;
 use crate::scene::CameraFile;
@@ -174,7 +174,10 @@ pub fn open_window(options: AppOptions) -> i32 {
             None => testbed.pick_named(name),
         };
         if !picked {
-            eprintln!("testbed: --pick: no body or joint at or called \"{name}\"");
+            eprintln!(
+                "testbed: --pick: no body or joint at or called \"{}\"",
+                escape(name)
+            );
             return 1;
         }
         if let Some(q) = quantity {
@@ -215,14 +218,13 @@ fn check_environment(options: &AppOptions) -> Result<(), String> {
         if !parent.is_dir() {
             return Err(format!(
                 "cannot write {}: folder {} does not exist",
-                path.display(),
-                parent.display()
+                escape(path),
+                escape(parent)
             ));
         }
     }
     if let Some(dir) = &options.catalog_smoke {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", escape(dir)))?;
     }
     Ok(())
 }
@@ -441,7 +443,7 @@ pub async fn run(
         if actions.screenshot {
             let path = PathBuf::from(format!("impulse-screenshot-{frame:05}.png"));
             status = match save_screen(&path) {
-                Ok(()) => format!("saved {}", path.display()),
+                Ok(()) => format!("saved {}", escape(&path)),
                 Err(e) => e,
             };
             println!("{status}");
@@ -463,21 +465,12 @@ pub async fn run(
         let viewport = camera.viewport();
         let window_extra = |frame: u64| {
             let seconds = started.elapsed().as_secs_f64();
-            vec![
-                (
-                    "viewport",
-                    format!(
-                        "[{},{},{},{}]",
-                        json_f32(viewport.x),
-                        json_f32(viewport.y),
-                        json_f32(viewport.w),
-                        json_f32(viewport.h)
-                    ),
-                ),
-                ("frames", frame.to_string()),
-                ("seconds", json_number(seconds)),
-                ("fps", json_number(frame as f64 / seconds.max(1e-9))),
-            ]
+            WindowReport {
+                viewport: Some([viewport.x, viewport.y, viewport.w, viewport.h]),
+                frames: Some(frame),
+                seconds: Some(seconds),
+                fps: Some(frame as f64 / seconds.max(1e-9)),
+            }
         };
         if let Some(s) = smoke.as_mut() {
             s.frames_left = s.frames_left.saturating_sub(1);
@@ -578,16 +571,16 @@ fn draw_messages(camera: &Camera, testbed: &Testbed) {
         lines.push((
             format!(
                 "Scene file has errors (still running: {}):",
-                testbed.info().name
+                escape(&testbed.info().name)
             ),
             Color::rgb(1.0, 0.45, 0.4),
             false,
         ));
-        lines.push((first.clone(), Color::rgb(1.0, 0.45, 0.4), false));
+        lines.push((escape(first), Color::rgb(1.0, 0.45, 0.4), false));
     }
     if testbed.world().body_count() == 0 {
         for notice in testbed.notices() {
-            lines.push((notice.clone(), Color::rgb(1.0, 0.8, 0.35), false));
+            lines.push((escape(notice), Color::rgb(1.0, 0.8, 0.35), false));
         }
         if testbed.errors().is_empty() && testbed.notices().is_empty() {
             lines.push((
@@ -599,7 +592,7 @@ fn draw_messages(camera: &Camera, testbed: &Testbed) {
     }
     if testbed.comparing() {
         for (label, color) in testbed.legend() {
-            lines.push((label, color, true));
+            lines.push((escape(label), color, true));
         }
     }
     let (oldest, newest, shown) = testbed.timeline();
@@ -650,47 +643,35 @@ fn wrap(text: &str, width: f32, size: f32) -> Vec<String> {
 
 /// The `--layout-out` JSON: where things are on screen, for scripted input.
 fn layout_json(camera: &Camera, testbed: &Testbed, screen: Vec2, frame: u64) -> String {
-    let rect = |x: f32, y: f32, w: f32, h: f32| {
-        format!(
-            "[{},{},{},{}]",
-            json_f32(x),
-            json_f32(y),
-            json_f32(w),
-            json_f32(h)
-        )
-    };
     let v = camera.viewport();
     let c = camera.center();
-    let mut widgets: Vec<(&&str, &egui::Rect)> = testbed.layout().iter().collect();
-    widgets.sort_by_key(|(name, _)| **name);
-    let mut w = String::new();
-    for (i, (name, r)) in widgets.into_iter().enumerate() {
-        if i > 0 {
-            w.push(',');
-        }
-        let _ = write!(
-            w,
-            "{}:{}",
-            json_string(name),
-            rect(r.min.x, r.min.y, r.width(), r.height())
-        );
-    }
-    format!(
-        "{{\"frame\":{frame},\"dpi_scale\":{},\"screen\":[{},{}],\"viewport\":{},\"camera\":{{\"center\":[{},{}],\"view_height\":{},\"pixels_per_metre\":{}}},\"steps\":{},\"newest\":{},\"grabbing\":{},\"scene\":{},\"errors\":{},\"widgets\":{{{w}}}}}\n",
-        json_f32(screen_dpi_scale()),
-        json_f32(screen.x),
-        json_f32(screen.y),
-        rect(v.x, v.y, v.w, v.h),
-        json_f32(c.x),
-        json_f32(c.y),
-        json_f32(camera.view_height()),
-        json_f32(camera.pixels_per_metre()),
-        testbed.steps(),
-        testbed.timeline().1,
-        testbed.grabbing(),
-        json_string(&testbed.info().name),
-        testbed.errors().len()
-    )
+    let widgets = testbed
+        .layout()
+        .iter()
+        .map(|(name, r)| (*name, [r.min.x, r.min.y, r.width(), r.height()]))
+        .collect();
+    to_json_line(&LayoutReport {
+        frame,
+        dpi_scale: screen_dpi_scale(),
+        screen: [screen.x, screen.y],
+        viewport: [v.x, v.y, v.w, v.h],
+        camera: CameraReport {
+            center: [c.x, c.y],
+            view_height: camera.view_height(),
+            pixels_per_metre: camera.pixels_per_metre(),
+        },
+        steps: testbed.steps(),
+        newest: testbed.timeline().1,
+        grabbing: testbed.grabbing(),
+        scene: &testbed.info().name,
+        errors: testbed.errors().len(),
+        widgets,
+    })
+}
+
+/// Write a text file atomically; the error names the file.
+fn write_text(path: &Path, text: &str) -> Result<(), String> {
+    write_atomic(path, text).map_err(|e| format!("cannot write {e}"))
 }
 
 /// The View section of the panel: camera readout, framing, screenshots, the controls.

@@ -9,8 +9,6 @@
 //! holes and its shapes were created body by body (true of every world loaded from a file).
 
 use std::collections::HashMap;
-use std::io::Write;
-use std::path::Path;
 
 use super::format::{
     BodyFile, BodyStateFile, CameraFile, ContactFile, FilterFile, GeometryFile, JointFile,
@@ -221,26 +219,8 @@ pub fn export_world(world: &World, meta: &SceneMeta) -> Result<String, String> {
     to_text(&scene_file(world, meta))
 }
 
-/// Write `text` to `path` through a temporary file in the same folder renamed into place, so
-/// a crash never leaves a half-written file.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "scene.ron".to_string());
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
+/// Write an exported scene (or any text) to `path` atomically: moved to
+/// [`crate::files::write_atomic`], the one helper for user files (refuses device nodes,
+/// folders and symlinks); re-exported here under its old name.
+#[cfg(feature = "testbed")]
+pub use crate::files::write_atomic;
