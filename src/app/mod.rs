@@ -16,10 +16,14 @@
 //! - [`library`]: the scene menu built from the catalog.
 //! - [`watch`]: polling the open scene file for changes.
 //! - [`preferences`]: what is remembered between runs, in a RON file.
-//! - [`window`]: window configuration, the frame loop, input, `AppOptions`, automation.
+//! - [`window`]: window configuration, the frame loop (its order documented on `run`),
+//!   input, `AppOptions`.
+//! - [`automation`]: scripted runs: `--frames`, screenshots, state dumps, the catalog smoke
+//!   and the test hooks, called by the frame loop at fixed points.
 //! - [`screenshot`]: PNG screenshots written atomically.
 //! - [`report`]: the JSON model (`run --json`, `--dump-state`, `--layout-out`), serde.
 
+pub mod automation;
 pub mod camera;
 pub mod compare;
 pub mod draw;

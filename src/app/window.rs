@@ -1,20 +1,12 @@
-//! The window: configuration, the frame loop, camera input, the side panel, preferences and
-//! the automation options (`--frames`, `--screenshot`, `--dump-state`, `--compare`, and the
-//! hidden test hooks `--catalog-smoke`, `--layout-out`, `--max-fps`, `--bomb-at`,
-//! `--rewind-to`/`--rewind-at`, `--pick`).
-//!
-//! One frame, in order:
-//! 1. egui: the right side panel (resizable); what is left of the window is the world view.
-//! 2. input: wheel zoom about the cursor, right/middle drag pan, left drag to the testbed's
-//!    mouse joint (every world), Ctrl+click to pick for the plots, keys. A press egui wants (over the panel, on a widget) never reaches the
-//!    world, and a drag belongs to wherever it started; keys go to egui while it has focus.
-//! 3. `Testbed::update`: requests, file reload, this frame's fixed steps.
-//! 4. draw: background, grid, `Testbed::draw_world` through `MacroquadDraw`, messages (the
-//!    compare legend, the rewound step), egui.
-//! 5. screenshots, preferences, the automation hooks, and the exit check.
+//! The window: configuration, the frame loop ([`run`], its frame order documented there),
+//! camera input, the side panel's View section, preferences and the messages over the world
+//! view. What the command line asks of the window is [`AppOptions`]; the scripted part
+//! (`--frames`, `--screenshot`, `--dump-state`, `--compare`, `--pick` and the hidden test
+//! hooks `--catalog-smoke`, `--layout-out`, `--max-fps`, `--bomb-at`,
+//! `--rewind-to`/`--rewind-at`) is `automation.rs`, called at fixed points of the frame.
 
 use std::cell::Cell;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -32,18 +24,16 @@ use macroquad::window::{
     clear_background, next_frame, screen_dpi_scale, screen_height, screen_width, Conf,
 };
 
+use super::automation::{check_environment, Automation};
 use super::camera::Camera;
-use super::compare::parse_compare;
 use super::draw::{draw_grid, to_mq, MacroquadDraw, BACKGROUND};
 use super::panel::section;
 use super::preferences::{Preferences, PreferencesFile, PANEL_WIDTH_RANGE};
-use super::probe::{Quantity, JOINT_PICK_PIXELS};
-use super::report::{to_json_line, CameraReport, LayoutReport, WindowReport};
+use super::probe::JOINT_PICK_PIXELS;
 use super::screenshot::save_screen;
 use super::testbed::{FrameInfo, Key, Testbed};
-use crate::files::{escape, write_atomic};
+use crate::files::escape;
 use crate::physics::{Color, Vec2};
-use crate::scene::catalog;
 use crate::scene::CameraFile;
 
 /// Window title.
@@ -52,10 +42,7 @@ pub const TITLE: &str = "Impulse testbed";
 pub const WINDOW_SIZE: (i32, i32) = (1280, 720);
 /// Zoom factor per mouse wheel notch.
 pub const WHEEL_ZOOM: f32 = 1.15;
-/// Frames per catalog scene for `--catalog-smoke` without `--frames`.
-pub const SMOKE_FRAMES: u64 = 60;
-/// How often `--layout-out` is rewritten, in frames.
-const LAYOUT_EVERY: u64 = 10;
+pub use super::automation::SMOKE_FRAMES;
 /// Preferences are written at most this often while they change (and once at exit).
 const PREFERENCES_EVERY: Duration = Duration::from_secs(1);
 
@@ -146,44 +133,9 @@ pub fn open_window(options: AppOptions) -> i32 {
         eprintln!("testbed: {message}");
         testbed.add_notice(message);
     }
-    if let Some(list) = &options.compare {
-        match parse_compare(list) {
-            Ok(presets) => {
-                testbed.set_compare(presets);
-                testbed.sections.compare = true;
-            }
-            Err(message) => {
-                eprintln!("testbed: {message}");
-                return 1;
-            }
-        }
-    }
-    if let Some(pick) = &options.pick {
-        let (name, quantity) = match pick.rsplit_once(':') {
-            Some((name, q)) => (name, Quantity::parse(q)),
-            None => (pick.as_str(), None),
-        };
-        let point = name
-            .split_once(',')
-            .and_then(|(x, y)| Some(Vec2::new(x.trim().parse().ok()?, y.trim().parse().ok()?)));
-        let picked = match point {
-            Some(p) => {
-                testbed.pick(p, 0.1);
-                testbed.picked().is_some()
-            }
-            None => testbed.pick_named(name),
-        };
-        if !picked {
-            eprintln!(
-                "testbed: --pick: no body or joint at or called \"{}\"",
-                escape(name)
-            );
-            return 1;
-        }
-        if let Some(q) = quantity {
-            testbed.probe.set_quantity(q);
-        }
-        testbed.sections.plots = true;
+    if let Err(message) = Automation::setup(&options, &mut testbed) {
+        eprintln!("testbed: {message}");
+        return 1;
     }
     let code = Rc::new(Cell::new(0));
     let out = code.clone();
@@ -193,42 +145,6 @@ pub fn open_window(options: AppOptions) -> i32 {
     code.get()
 }
 
-/// Refuse early what would fail late: no display, or output folders that do not exist.
-fn check_environment(options: &AppOptions) -> Result<(), String> {
-    #[cfg(all(unix, not(target_os = "macos"), not(target_os = "android")))]
-    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
-        return Err(
-            "no display (DISPLAY is not set); run under `xvfb-run -a` for a headless \
-                    window"
-                .to_owned(),
-        );
-    }
-    for path in [
-        &options.screenshot,
-        &options.dump_state,
-        &options.layout_out,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        if !parent.is_dir() {
-            return Err(format!(
-                "cannot write {}: folder {} does not exist",
-                escape(path),
-                escape(parent)
-            ));
-        }
-    }
-    if let Some(dir) = &options.catalog_smoke {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", escape(dir)))?;
-    }
-    Ok(())
-}
-
 /// Panel requests that act on the window side (camera, screenshots).
 #[derive(Default)]
 struct PanelActions {
@@ -236,43 +152,21 @@ struct PanelActions {
     screenshot: bool,
 }
 
-/// `--catalog-smoke`: the scenes still to show, and frames left on the current one.
-struct Smoke {
-    dir: PathBuf,
-    /// (output file stem, scene file or `None` for the empty world, frames).
-    queue: Vec<(String, Option<PathBuf>, u64)>,
-    index: usize,
-    frames_left: u64,
-}
-
-impl Smoke {
-    fn new(dir: &Path, frames: u64, testbed: &Testbed) -> Smoke {
-        let mut queue = vec![("00_empty".to_string(), None, frames)];
-        for (i, entry) in catalog::CATALOG.iter().enumerate() {
-            let stem = entry.file.trim_end_matches(".ron").replace('/', "-");
-            let path = entry.path_in(&testbed.library().dir);
-            queue.push((format!("{:02}_{stem}", i + 1), Some(path), frames));
-        }
-        Smoke {
-            dir: dir.to_path_buf(),
-            queue,
-            index: 0,
-            frames_left: 0,
-        }
-    }
-
-    /// Open the current entry.
-    fn start(&mut self, testbed: &mut Testbed) {
-        let (_, path, frames) = &self.queue[self.index];
-        match path {
-            Some(path) => testbed.open(path),
-            None => testbed.open_empty(),
-        }
-        self.frames_left = *frames;
-    }
-}
-
-/// The frame loop. Returns the exit code.
+/// The frame loop. Returns the exit code. One frame, in order:
+///
+/// 1. egui: the right side panel (resizable); what is left of the window is the world view.
+///    A camera request of a newly opened scene is applied to that view.
+/// 2. input: wheel zoom about the cursor, right/middle drag pan, left drag to the testbed's
+///    mouse joint (every world), Ctrl+click to pick for the plots, keys. A press egui wants
+///    (over the panel, on a widget) never reaches the world, and a drag belongs to wherever
+///    it started; keys go to egui while it has focus. Then the automation's input
+///    (`Automation::before_update`: `--bomb-at`, `--rewind-to`).
+/// 3. `Testbed::update`: requests, file reload, this frame's fixed steps.
+/// 4. draw: background, grid, `Testbed::draw_world` through `MacroquadDraw`, messages (the
+///    compare legend, the rewound step), egui.
+/// 5. the screenshot key (F12), the preferences (at most once a second, and on the last
+///    frame), the automation's outputs and exit check (`Automation::after_frame`), then
+///    `--max-fps`'s wait and the next frame.
 pub async fn run(
     options: AppOptions,
     mut testbed: Testbed,
@@ -287,20 +181,11 @@ pub async fn run(
     let mut pan_from: Option<Vec2> = None;
     let mut left_down = false;
     let mut status = String::new();
-    let mut exit_code = 0;
     let mut panel_width = prefs.panel_width;
     let mut saved_prefs = prefs;
     let mut prefs_saved_at = Instant::now();
     let mut frame_seconds: f32 = 1.0 / 60.0;
-    let started = Instant::now();
-    let mut last_frame = Instant::now();
-    let mut smoke = options
-        .catalog_smoke
-        .as_deref()
-        .map(|dir| Smoke::new(dir, options.frames.unwrap_or(SMOKE_FRAMES), &testbed));
-    if let Some(smoke) = smoke.as_mut() {
-        smoke.start(&mut testbed);
-    }
+    let mut automation = Automation::new(options, &mut testbed);
 
     loop {
         let quitting = is_quit_requested();
@@ -414,17 +299,7 @@ pub async fn run(
             }
         }
 
-        // Automation: a bomb, a rewind.
-        if options.bomb_at.contains(&frame) {
-            testbed.key(Key::Bomb);
-        }
-        let rewind_at = options
-            .rewind_at
-            .or(options.frames.map(|n| n / 2))
-            .unwrap_or(0);
-        if let Some(to) = options.rewind_to.filter(|_| frame == rewind_at) {
-            rewind(&mut testbed, to);
-        }
+        automation.before_update(frame, &mut testbed);
 
         // 3. Physics.
         testbed.update(frame_dt);
@@ -439,7 +314,7 @@ pub async fn run(
         egui_macroquad::draw();
         frame += 1;
 
-        // 5. Screenshots, preferences, hooks, exit.
+        // 5. Screenshot key, preferences, automation, exit.
         if actions.screenshot {
             let path = PathBuf::from(format!("impulse-screenshot-{frame:05}.png"));
             status = match save_screen(&path) {
@@ -449,7 +324,7 @@ pub async fn run(
             println!("{status}");
         }
         let prefs_now = testbed.preferences(panel_width);
-        let last = quitting || (smoke.is_none() && options.frames.is_some_and(|n| frame >= n));
+        let last = automation.is_last(frame, quitting);
         if prefs_now != saved_prefs && (last || prefs_saved_at.elapsed() >= PREFERENCES_EVERY) {
             if let Err(e) = prefs_file.save(&prefs_now) {
                 testbed.add_notice(format!("cannot save the preferences: {e}"));
@@ -457,89 +332,11 @@ pub async fn run(
             saved_prefs = prefs_now;
             prefs_saved_at = Instant::now();
         }
-        if let Some(path) = &options.layout_out {
-            if frame % LAYOUT_EVERY == 1 {
-                let _ = write_text(path, &layout_json(&camera, &testbed, screen, frame));
-            }
+        if let Some(code) = automation.after_frame(frame, quitting, &camera, &mut testbed, screen) {
+            return code;
         }
-        let viewport = camera.viewport();
-        let window_extra = |frame: u64| {
-            let seconds = started.elapsed().as_secs_f64();
-            WindowReport {
-                viewport: Some([viewport.x, viewport.y, viewport.w, viewport.h]),
-                frames: Some(frame),
-                seconds: Some(seconds),
-                fps: Some(frame as f64 / seconds.max(1e-9)),
-            }
-        };
-        if let Some(s) = smoke.as_mut() {
-            s.frames_left = s.frames_left.saturating_sub(1);
-            if s.frames_left == 0 {
-                let (stem, _, _) = &s.queue[s.index];
-                let shot = s.dir.join(format!("{stem}.png"));
-                let state = s.dir.join(format!("{stem}.json"));
-                let written = save_screen(&shot)
-                    .and_then(|()| write_text(&state, &testbed.state_json(&window_extra(frame))));
-                if let Err(e) = written {
-                    eprintln!("testbed: {e}");
-                    exit_code = 1;
-                }
-                s.index += 1;
-                if s.index == s.queue.len() || quitting {
-                    println!("testbed: catalog smoke: {} scenes", s.queue.len() - 1);
-                    return exit_code;
-                }
-                s.start(&mut testbed);
-            }
-        }
-        if last {
-            if let Some(path) = &options.screenshot {
-                if let Err(e) = save_screen(path) {
-                    eprintln!("testbed: {e}");
-                    exit_code = 1;
-                }
-            }
-            if let Some(path) = &options.dump_state {
-                if let Err(e) = write_text(path, &testbed.state_json(&window_extra(frame))) {
-                    eprintln!("testbed: {e}");
-                    exit_code = 1;
-                }
-            }
-            if options.frames.is_some() {
-                let seconds = started.elapsed().as_secs_f64();
-                println!(
-                    "testbed: {frame} frames in {seconds:.2} s ({:.1} fps), {} steps",
-                    frame as f64 / seconds.max(1e-9),
-                    testbed.steps()
-                );
-            }
-            return exit_code;
-        }
-        if let Some(fps) = options.max_fps.filter(|f| f.is_finite() && *f > 0.0) {
-            let period = Duration::from_secs_f32(1.0 / fps);
-            let spent = last_frame.elapsed();
-            if spent < period {
-                std::thread::sleep(period - spent);
-            }
-        }
-        last_frame = Instant::now();
+        automation.throttle();
         next_frame().await;
-    }
-}
-
-/// `--rewind-to`: pause, scrub back to `to` the way a drag of the timeline does (through
-/// steps on the way, so the forward cache is used too), then run on from it.
-fn rewind(testbed: &mut Testbed, to: u64) {
-    let was_paused = testbed.paused;
-    let (_, newest, _) = testbed.timeline();
-    let mid = to + (newest.saturating_sub(to)) / 2;
-    for step in [mid, to.saturating_sub(3), to.saturating_sub(1), to] {
-        testbed.scrub(step);
-    }
-    let (oldest, newest, shown) = testbed.timeline();
-    println!("testbed: rewound to step {shown} (recorded {oldest}..{newest})");
-    if !was_paused {
-        testbed.toggle_pause();
     }
 }
 
@@ -639,39 +436,6 @@ fn wrap(text: &str, width: f32, size: f32) -> Vec<String> {
         lines.push(line);
     }
     lines
-}
-
-/// The `--layout-out` JSON: where things are on screen, for scripted input.
-fn layout_json(camera: &Camera, testbed: &Testbed, screen: Vec2, frame: u64) -> String {
-    let v = camera.viewport();
-    let c = camera.center();
-    let widgets = testbed
-        .layout()
-        .iter()
-        .map(|(name, r)| (*name, [r.min.x, r.min.y, r.width(), r.height()]))
-        .collect();
-    to_json_line(&LayoutReport {
-        frame,
-        dpi_scale: screen_dpi_scale(),
-        screen: [screen.x, screen.y],
-        viewport: [v.x, v.y, v.w, v.h],
-        camera: CameraReport {
-            center: [c.x, c.y],
-            view_height: camera.view_height(),
-            pixels_per_metre: camera.pixels_per_metre(),
-        },
-        steps: testbed.steps(),
-        newest: testbed.timeline().1,
-        grabbing: testbed.grabbing(),
-        scene: &testbed.info().name,
-        errors: testbed.errors().len(),
-        widgets,
-    })
-}
-
-/// Write a text file atomically; the error names the file.
-fn write_text(path: &Path, text: &str) -> Result<(), String> {
-    write_atomic(path, text).map_err(|e| format!("cannot write {e}"))
 }
 
 /// The View section of the panel: camera readout, framing, screenshots, the controls.
