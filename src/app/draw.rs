@@ -10,6 +10,10 @@
 //! and drawn in screen space at the projected point by [`MacroquadDraw::finish`], so it stays
 //! upright and crisp.
 //!
+//! [`draw_worlds`] draws the testbed's worlds with it: bodies in the app's colours, the core's
+//! debug drawing, the mouse's pull, the pick; compared worlds as outlines in their legend
+//! colours.
+//!
 //! The tessellation (`rounded_outline`, `circle_outline`, `grid_lines`) is pure and tested
 //! without a window.
 
@@ -21,8 +25,12 @@ use macroquad::shapes::{draw_line, draw_triangle};
 use macroquad::text::draw_text;
 
 use super::camera::Camera;
+use super::compare::{legend_color, Tint};
+use super::probe::Pick;
+use crate::lab::Comparison;
 use crate::physics::math::cross;
-use crate::physics::{BodyKind, Color, DebugDraw, Transform, Vec2};
+use crate::physics::world::draw_geometry;
+use crate::physics::{BodyKind, Color, DebugDraw, DrawFlags, Geometry, Transform, Vec2, World};
 
 /// Outline width (px).
 pub const LINE_PIXELS: f32 = 1.5;
@@ -462,6 +470,208 @@ impl DebugDraw for MacroquadDraw {
     fn draw_string(&mut self, point: Vec2, text: &str, color: Color) {
         let at = self.camera.world_to_screen(point);
         self.texts.push((at, text.to_owned(), color));
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// The worlds: bodies in the app's colours with angle lines, the core's debug drawing for the
+// other flags, the mouse's pull and the pick; compared worlds as tinted outlines.
+
+/// Bodies reaching less than this far (screen pixels) from their centre get no angle line.
+const ANGLE_LINE_MIN_PIXELS: f32 = 5.0;
+
+/// Pieces of a full circle for compared worlds' rounded outlines.
+const TINT_CIRCLE_PIECES: usize = 32;
+
+/// The picked body or joint is framed in this colour, this far out (screen pixels).
+pub const PICK_COLOR: Color = Color::rgb(1.0, 1.0, 1.0);
+const PICK_MARGIN_PIXELS: f32 = 6.0;
+
+/// Draw the worlds `shown` through `d` (the world camera is already set). One world: bodies in
+/// the app's colours by kind and sleep, each moving body with a line from its centre of
+/// mass along its x axis (its angle), then what the core draws for the other flags
+/// (joints, contacts, boxes, names), then the mouse's pull. Compared worlds: the static
+/// bodies once, then each world's moving bodies and debug drawing as outlines in its
+/// legend colour (the first world on top). Then the pick, highlighted.
+pub fn draw_worlds(
+    shown: &Comparison,
+    draw_flags: &DrawFlags,
+    pick: Option<Pick>,
+    d: &mut MacroquadDraw,
+) {
+    if shown.sessions.len() == 1 {
+        let world = &shown.sessions[0].world;
+        if draw_flags.shapes {
+            draw_bodies(world, d);
+        }
+        let flags = DrawFlags {
+            shapes: false,
+            ..*draw_flags
+        };
+        world.debug_draw(d, &flags);
+        if let Some((anchor, target)) = shown.sessions[0].grab_line() {
+            draw_pull(d, anchor, target, PULL_COLOR);
+        }
+    } else {
+        let flags = DrawFlags {
+            shapes: false,
+            ..*draw_flags
+        };
+        if draw_flags.shapes {
+            draw_statics(&shown.sessions[0].world, d);
+        }
+        for (i, session) in shown.sessions.iter().enumerate().rev() {
+            let color = legend_color(i);
+            let ppm = d.camera().pixels_per_metre();
+            {
+                let mut tint = Tint {
+                    inner: &mut *d,
+                    color,
+                    pieces: TINT_CIRCLE_PIECES,
+                };
+                if draw_flags.shapes {
+                    draw_moving_outlines(&session.world, &mut tint, ppm);
+                }
+                session.world.debug_draw(&mut tint, &flags);
+            }
+            if let Some((anchor, target)) = session.grab_line() {
+                draw_pull(d, anchor, target, color);
+            }
+        }
+    }
+    draw_pick(shown, pick, d);
+}
+
+/// The pick, in every world shown: a white frame around a body (its colours stay
+/// visible), white rings on a joint's anchors.
+fn draw_pick(shown: &Comparison, pick: Option<Pick>, d: &mut MacroquadDraw) {
+    let Some(pick) = pick else {
+        return;
+    };
+    let margin = d.camera().pixels_to_metres(PICK_MARGIN_PIXELS);
+    for session in &shown.sessions {
+        let world = &session.world;
+        match pick {
+            Pick::Body(h) => {
+                let Some(body) = world.body(h) else { continue };
+                let xf = body.transform();
+                let aabb = body
+                    .shapes()
+                    .iter()
+                    .filter_map(|&s| world.shape(s))
+                    .map(|s| s.geometry().aabb(&xf))
+                    .reduce(|a, b| a.union(&b));
+                let Some(aabb) = aabb else { continue };
+                let (lo, hi) = (
+                    aabb.min - Vec2::splat(margin),
+                    aabb.max + Vec2::splat(margin),
+                );
+                let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)];
+                for k in 0..4 {
+                    d.line_px(corners[k], corners[(k + 1) % 4], PICK_COLOR, 1.5);
+                }
+                d.dot_px(body.center(), 5.0, PICK_COLOR);
+            }
+            Pick::Joint(h) => {
+                let Some(joint) = world.joint(h) else {
+                    continue;
+                };
+                let (Some(a), Some(b)) = (world.body(joint.body_a()), world.body(joint.body_b()))
+                else {
+                    continue;
+                };
+                for p in [joint.anchor_a(a), joint.anchor_b(b)] {
+                    d.draw_circle(p, margin, PICK_COLOR);
+                }
+            }
+        }
+    }
+}
+
+/// The mouse's pull: a line from the held point to the target.
+fn draw_pull(d: &mut MacroquadDraw, anchor: Vec2, target: Vec2, color: Color) {
+    d.line_px(anchor, target, color, 2.5);
+    d.dot_px(anchor, 7.0, color);
+    d.dot_px(target, 5.0, color);
+}
+
+/// Every body of `world` in the app's colours (solid), with angle lines.
+fn draw_bodies(world: &World, d: &mut MacroquadDraw) {
+    let ppm = d.camera().pixels_per_metre();
+    for (_, body) in world.bodies() {
+        let color = body_color(body.kind(), body.is_awake());
+        let xf = body.transform();
+        let mut reach: f32 = 0.0;
+        let center = body.center();
+        let axis = xf.q.x_axis();
+        for &shape in body.shapes() {
+            let Some(shape) = world.shape(shape) else {
+                continue;
+            };
+            draw_geometry(d, shape.geometry(), &xf, color);
+            reach = reach.max(support(shape.geometry(), &xf, center, axis));
+        }
+        // The angle line, unless the body is too small on screen to show it.
+        if body.kind() != BodyKind::Static && reach * ppm > ANGLE_LINE_MIN_PIXELS {
+            d.line_px(center, center + reach * axis, color, 1.5);
+        }
+    }
+}
+
+/// The static bodies of `world`, solid in their colour (compare mode draws them once).
+fn draw_statics(world: &World, d: &mut MacroquadDraw) {
+    for (_, body) in world.bodies() {
+        if body.kind() != BodyKind::Static {
+            continue;
+        }
+        let xf = body.transform();
+        for &shape in body.shapes() {
+            if let Some(shape) = world.shape(shape) {
+                draw_geometry(d, shape.geometry(), &xf, body_color(body.kind(), true));
+            }
+        }
+    }
+}
+
+/// The moving bodies of `world` through a tint (outlines in the world's colour, darker
+/// asleep), with angle lines.
+fn draw_moving_outlines(world: &World, d: &mut dyn DebugDraw, pixels_per_metre: f32) {
+    for (_, body) in world.bodies() {
+        if body.kind() == BodyKind::Static {
+            continue;
+        }
+        let color = body_color(body.kind(), body.is_awake());
+        let xf = body.transform();
+        let mut reach: f32 = 0.0;
+        let center = body.center();
+        let axis = xf.q.x_axis();
+        for &shape in body.shapes() {
+            let Some(shape) = world.shape(shape) else {
+                continue;
+            };
+            draw_geometry(d, shape.geometry(), &xf, color);
+            reach = reach.max(support(shape.geometry(), &xf, center, axis));
+        }
+        if reach * pixels_per_metre > ANGLE_LINE_MIN_PIXELS {
+            d.draw_segment(center, center + reach * axis, color);
+        }
+    }
+}
+
+/// How far `geometry` (at `xf`) reaches from `center` along `axis`.
+fn support(geometry: &Geometry, xf: &Transform, center: Vec2, axis: Vec2) -> f32 {
+    let along = |p: Vec2| (xf.apply(p) - center).dot(axis);
+    match geometry {
+        Geometry::Circle(c) => along(c.center) + c.radius,
+        Geometry::Capsule(c) => along(c.center_a).max(along(c.center_b)) + c.radius,
+        Geometry::Polygon(p) => {
+            p.vertices()
+                .iter()
+                .map(|&v| along(v))
+                .fold(f32::MIN, f32::max)
+                + p.radius
+        }
+        Geometry::Segment(s) => along(s.point_a).max(along(s.point_b)),
     }
 }
 

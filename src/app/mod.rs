@@ -8,7 +8,8 @@
 //! - [`probe`]: Ctrl+click picks, their traces and the residual plot.
 //! - [`camera`]: `Camera`, the ONLY place converting world metres (y up) <-> screen pixels.
 //! - [`framing`]: what `F` frames: the moving bodies and the static geometry near them.
-//! - [`draw`]: `MacroquadDraw`, the core's `DebugDraw` with macroquad; body colours; grid.
+//! - [`draw`]: `MacroquadDraw`, the core's `DebugDraw` with macroquad; body colours; grid;
+//!   `draw_worlds`: all drawing of the worlds (bodies, angle lines, pull, pick, compare tints).
 //! - [`testbed`]: `Testbed`, the seam the window calls (update, draw, panel, mouse, keys):
 //!   the scene, its worlds (a `lab::Comparison`), stepping, inputs, reloads, the state dump.
 //! - [`panel`]: the side panel's sections (Scenes, Run, Compare, Solver, Draw, Stats, Plots).

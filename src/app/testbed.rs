@@ -40,8 +40,8 @@ use std::time::Instant;
 
 use egui_macroquad::egui;
 
-use super::compare::{legend_color, Preset, Tint};
-use super::draw::{body_color, MacroquadDraw, PULL_COLOR};
+use super::compare::{legend_color, Preset};
+use super::draw::{draw_worlds, MacroquadDraw};
 use super::framing::frame_region;
 use super::library::{canonical, Library};
 use super::plots::History;
@@ -56,10 +56,7 @@ use super::watch::FileWatch;
 use crate::files::escape;
 use crate::lab::compare::MAX_WORLDS;
 use crate::lab::{Comparison, Input, Replay, Session};
-use crate::physics::world::draw_geometry;
-use crate::physics::{
-    Aabb, BodyKind, Color, DebugDraw, DrawFlags, Geometry, SolverSettings, Vec2, World,
-};
+use crate::physics::{Aabb, BodyKind, Color, DrawFlags, SolverSettings, Vec2, World};
 use crate::scene::{self, CameraFile, SceneFile};
 
 pub use crate::lab::session::{MOUSE_DAMPING_RATIO, MOUSE_FORCE_PER_WEIGHT, MOUSE_HERTZ};
@@ -70,18 +67,8 @@ pub const STEP_TIMES_KEPT: usize = 600;
 /// slows down instead of taking hundreds of steps).
 pub const MAX_FRAME_SECONDS: f32 = 0.25;
 
-/// Bodies reaching less than this far (screen pixels) from their centre get no angle line.
-const ANGLE_LINE_MIN_PIXELS: f32 = 5.0;
-
 /// Bomb: Box2D-Lite's 1 m box of 50 kg, scaled with the scene's camera (1 m for a 21 m view).
 const BOMB_VIEW_HEIGHT: f32 = 21.0;
-
-/// Pieces of a full circle for compared worlds' rounded outlines.
-const TINT_CIRCLE_PIECES: usize = 32;
-
-/// The picked body or joint is framed in this colour, this far out (screen pixels).
-pub const PICK_COLOR: Color = Color::rgb(1.0, 1.0, 1.0);
-const PICK_MARGIN_PIXELS: f32 = 6.0;
 
 /// What the running scene is.
 #[derive(Clone, Debug, PartialEq)]
@@ -896,102 +883,10 @@ impl Testbed {
     // ----------------------------------------------------------------------------------
     // Drawing.
 
-    /// Draw the worlds through `d` (the world camera is already set). One world: bodies in
-    /// the app's colours by kind and sleep, each moving body with a line from its centre of
-    /// mass along its x axis (its angle), then what the core draws for the other flags
-    /// (joints, contacts, boxes, names), then the mouse's pull. Compared worlds: the static
-    /// bodies once, then each world's moving bodies and debug drawing as outlines in its
-    /// legend colour (the first world on top). Then the pick, highlighted.
+    /// Draw the worlds shown through `d` (the world camera is already set): `draw::draw_worlds`
+    /// with the draw flags and the pick.
     pub fn draw_world(&self, d: &mut MacroquadDraw) {
-        let shown = self.shown();
-        if shown.sessions.len() == 1 {
-            let world = &shown.sessions[0].world;
-            if self.draw_flags.shapes {
-                draw_bodies(world, d);
-            }
-            let flags = DrawFlags {
-                shapes: false,
-                ..self.draw_flags
-            };
-            world.debug_draw(d, &flags);
-            if let Some((anchor, target)) = shown.sessions[0].grab_line() {
-                draw_pull(d, anchor, target, PULL_COLOR);
-            }
-        } else {
-            let flags = DrawFlags {
-                shapes: false,
-                ..self.draw_flags
-            };
-            if self.draw_flags.shapes {
-                draw_statics(&shown.sessions[0].world, d);
-            }
-            for (i, session) in shown.sessions.iter().enumerate().rev() {
-                let color = legend_color(i);
-                let ppm = d.camera().pixels_per_metre();
-                {
-                    let mut tint = Tint {
-                        inner: &mut *d,
-                        color,
-                        pieces: TINT_CIRCLE_PIECES,
-                    };
-                    if self.draw_flags.shapes {
-                        draw_moving_outlines(&session.world, &mut tint, ppm);
-                    }
-                    session.world.debug_draw(&mut tint, &flags);
-                }
-                if let Some((anchor, target)) = session.grab_line() {
-                    draw_pull(d, anchor, target, color);
-                }
-            }
-        }
-        self.draw_pick(d);
-    }
-
-    /// The pick, in every world shown: a white frame around a body (its colours stay
-    /// visible), white rings on a joint's anchors.
-    fn draw_pick(&self, d: &mut MacroquadDraw) {
-        let Some(pick) = self.probe.pick else {
-            return;
-        };
-        let margin = d.camera().pixels_to_metres(PICK_MARGIN_PIXELS);
-        for session in &self.shown().sessions {
-            let world = &session.world;
-            match pick {
-                Pick::Body(h) => {
-                    let Some(body) = world.body(h) else { continue };
-                    let xf = body.transform();
-                    let aabb = body
-                        .shapes()
-                        .iter()
-                        .filter_map(|&s| world.shape(s))
-                        .map(|s| s.geometry().aabb(&xf))
-                        .reduce(|a, b| a.union(&b));
-                    let Some(aabb) = aabb else { continue };
-                    let (lo, hi) = (
-                        aabb.min - Vec2::splat(margin),
-                        aabb.max + Vec2::splat(margin),
-                    );
-                    let corners = [lo, Vec2::new(hi.x, lo.y), hi, Vec2::new(lo.x, hi.y)];
-                    for k in 0..4 {
-                        d.line_px(corners[k], corners[(k + 1) % 4], PICK_COLOR, 1.5);
-                    }
-                    d.dot_px(body.center(), 5.0, PICK_COLOR);
-                }
-                Pick::Joint(h) => {
-                    let Some(joint) = world.joint(h) else {
-                        continue;
-                    };
-                    let (Some(a), Some(b)) =
-                        (world.body(joint.body_a()), world.body(joint.body_b()))
-                    else {
-                        continue;
-                    };
-                    for p in [joint.anchor_a(a), joint.anchor_b(b)] {
-                        d.draw_circle(p, margin, PICK_COLOR);
-                    }
-                }
-            }
-        }
+        draw_worlds(self.shown(), &self.draw_flags, self.probe.pick, d);
     }
 
     /// The world box to fit when the user presses `F` (`framing::frame_region`: the moving
@@ -1065,93 +960,6 @@ impl Testbed {
             }),
             trace_samples: self.probe.len(),
         }
-    }
-}
-
-/// The mouse's pull: a line from the held point to the target.
-fn draw_pull(d: &mut MacroquadDraw, anchor: Vec2, target: Vec2, color: Color) {
-    d.line_px(anchor, target, color, 2.5);
-    d.dot_px(anchor, 7.0, color);
-    d.dot_px(target, 5.0, color);
-}
-
-/// Every body of `world` in the app's colours (solid), with angle lines.
-fn draw_bodies(world: &World, d: &mut MacroquadDraw) {
-    let ppm = d.camera().pixels_per_metre();
-    for (_, body) in world.bodies() {
-        let color = body_color(body.kind(), body.is_awake());
-        let xf = body.transform();
-        let mut reach: f32 = 0.0;
-        let center = body.center();
-        let axis = xf.q.x_axis();
-        for &shape in body.shapes() {
-            let Some(shape) = world.shape(shape) else {
-                continue;
-            };
-            draw_geometry(d, shape.geometry(), &xf, color);
-            reach = reach.max(support(shape.geometry(), &xf, center, axis));
-        }
-        // The angle line, unless the body is too small on screen to show it.
-        if body.kind() != BodyKind::Static && reach * ppm > ANGLE_LINE_MIN_PIXELS {
-            d.line_px(center, center + reach * axis, color, 1.5);
-        }
-    }
-}
-
-/// The static bodies of `world`, solid in their colour (compare mode draws them once).
-fn draw_statics(world: &World, d: &mut MacroquadDraw) {
-    for (_, body) in world.bodies() {
-        if body.kind() != BodyKind::Static {
-            continue;
-        }
-        let xf = body.transform();
-        for &shape in body.shapes() {
-            if let Some(shape) = world.shape(shape) {
-                draw_geometry(d, shape.geometry(), &xf, body_color(body.kind(), true));
-            }
-        }
-    }
-}
-
-/// The moving bodies of `world` through a tint (outlines in the world's colour, darker
-/// asleep), with angle lines.
-fn draw_moving_outlines(world: &World, d: &mut dyn DebugDraw, pixels_per_metre: f32) {
-    for (_, body) in world.bodies() {
-        if body.kind() == BodyKind::Static {
-            continue;
-        }
-        let color = body_color(body.kind(), body.is_awake());
-        let xf = body.transform();
-        let mut reach: f32 = 0.0;
-        let center = body.center();
-        let axis = xf.q.x_axis();
-        for &shape in body.shapes() {
-            let Some(shape) = world.shape(shape) else {
-                continue;
-            };
-            draw_geometry(d, shape.geometry(), &xf, color);
-            reach = reach.max(support(shape.geometry(), &xf, center, axis));
-        }
-        if reach * pixels_per_metre > ANGLE_LINE_MIN_PIXELS {
-            d.draw_segment(center, center + reach * axis, color);
-        }
-    }
-}
-
-/// How far `geometry` (at `xf`) reaches from `center` along `axis`.
-fn support(geometry: &Geometry, xf: &crate::physics::Transform, center: Vec2, axis: Vec2) -> f32 {
-    let along = |p: Vec2| (xf.apply(p) - center).dot(axis);
-    match geometry {
-        Geometry::Circle(c) => along(c.center) + c.radius,
-        Geometry::Capsule(c) => along(c.center_a).max(along(c.center_b)) + c.radius,
-        Geometry::Polygon(p) => {
-            p.vertices()
-                .iter()
-                .map(|&v| along(v))
-                .fold(f32::MIN, f32::max)
-                + p.radius
-        }
-        Geometry::Segment(s) => along(s.point_a).max(along(s.point_b)),
     }
 }
 
