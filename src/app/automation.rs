@@ -86,7 +86,7 @@ impl Automation {
     pub fn setup(options: &AppOptions, testbed: &mut Testbed) -> Result<(), String> {
         if let Some(list) = &options.compare {
             testbed.set_compare(parse_compare(list)?);
-            testbed.sections.compare = true;
+            testbed.view.sections.compare = true;
         }
         if let Some(pick) = &options.pick {
             let (name, quantity) = match pick.rsplit_once(':') {
@@ -110,9 +110,9 @@ impl Automation {
                 ));
             }
             if let Some(q) = quantity {
-                testbed.probe.set_quantity(q);
+                testbed.lab.probe.set_quantity(q);
             }
-            testbed.sections.plots = true;
+            testbed.view.sections.plots = true;
         }
         Ok(())
     }
@@ -286,7 +286,7 @@ impl Smoke {
 /// `--rewind-to`: pause, scrub back to `to` the way a drag of the timeline does (through
 /// steps on the way, so the forward cache is used too), then run on from it.
 fn rewind(testbed: &mut Testbed, to: u64) {
-    let was_paused = testbed.paused;
+    let was_paused = testbed.run.paused;
     let (_, newest, _) = testbed.timeline();
     let mid = to + (newest.saturating_sub(to)) / 2;
     for step in [mid, to.saturating_sub(3), to.saturating_sub(1), to] {

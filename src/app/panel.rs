@@ -35,31 +35,31 @@ impl Testbed {
     /// Record a widget's rectangle under `name` when it is visible.
     fn track(&mut self, ui: &egui::Ui, name: &'static str, response: &egui::Response) {
         if ui.is_rect_visible(response.rect) {
-            self.layout.insert(name, response.rect);
+            self.view.layout.insert(name, response.rect);
         } else {
-            self.layout.remove(name);
+            self.view.layout.remove(name);
         }
     }
 
     /// The physics sections of the side panel.
     pub fn ui(&mut self, ui: &mut egui::Ui, frame: &FrameInfo) {
-        for notice in &self.notices {
+        for notice in &self.scene.notices {
             ui.label(RichText::new(notice).color(NOTICE_COLOR));
         }
-        if !self.errors.is_empty() {
+        if !self.scene.errors.is_empty() {
             ui.label(
                 RichText::new(format!(
                     "The scene file has errors; still running: {}",
-                    self.info.name
+                    self.scene.info.name
                 ))
                 .color(ERROR_COLOR)
                 .strong(),
             );
-            for e in &self.errors {
+            for e in &self.scene.errors {
                 ui.label(RichText::new(e).color(ERROR_COLOR).monospace());
             }
         }
-        let mut sections = self.sections;
+        let mut sections = self.view.sections;
         section(ui, "Scenes", &mut sections.scenes, |ui| self.scenes_ui(ui));
         section(ui, "Run", &mut sections.run, |ui| self.run_ui(ui));
         section(ui, "Compare", &mut sections.compare, |ui| {
@@ -71,19 +71,21 @@ impl Testbed {
             self.stats_ui(ui, frame)
         });
         section(ui, "Plots", &mut sections.plots, |ui| self.plots_ui(ui));
-        self.sections = sections;
+        self.view.sections = sections;
     }
 
     fn scenes_ui(&mut self, ui: &mut egui::Ui) {
         let current = self
-            .scene_path
+            .scene
+            .path
             .as_deref()
-            .and_then(|p| self.library.index_of(p));
+            .and_then(|p| self.scene.library.index_of(p));
         let mut open = None;
-        let reveal = self.menu_revealed != self.scene_path;
-        self.menu_revealed = self.scene_path.clone();
-        for category in self.library.categories() {
-            let has_current = current.is_some_and(|i| self.library.entries[i].category == category);
+        let reveal = self.view.menu_revealed != self.scene.path;
+        self.view.menu_revealed = self.scene.path.clone();
+        for category in self.scene.library.categories() {
+            let has_current =
+                current.is_some_and(|i| self.scene.library.entries[i].category == category);
             let title = if has_current {
                 RichText::new(category).strong()
             } else {
@@ -97,7 +99,7 @@ impl Testbed {
                 .default_open(has_current)
                 .open(force_open)
                 .show(ui, |ui| {
-                    for (i, entry) in self.library.entries.iter().enumerate() {
+                    for (i, entry) in self.scene.library.entries.iter().enumerate() {
                         if entry.category != category {
                             continue;
                         }
@@ -111,21 +113,21 @@ impl Testbed {
                 });
         }
         if let Some(path) = open {
-            self.requests.push(Request::Open(path));
+            self.input.requests.push(Request::Open(path));
         }
         ui.horizontal(|ui| {
             if ui.button("< Previous [").clicked() {
-                self.requests.push(Request::Neighbour(-1));
+                self.input.requests.push(Request::Neighbour(-1));
             }
             if ui.button("Next ] >").clicked() {
-                self.requests.push(Request::Neighbour(1));
+                self.input.requests.push(Request::Neighbour(1));
             }
         });
-        ui.label(RichText::new(&self.info.name).strong());
-        if !self.info.description.is_empty() {
-            ui.label(&self.info.description);
+        ui.label(RichText::new(&self.scene.info.name).strong());
+        if !self.scene.info.description.is_empty() {
+            ui.label(&self.scene.info.description);
         }
-        if let Some(path) = &self.scene_path {
+        if let Some(path) = &self.scene.path {
             ui.label(
                 RichText::new(format!("{} (reloaded when it changes)", path.display()))
                     .small()
@@ -136,7 +138,11 @@ impl Testbed {
 
     fn run_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal_wrapped(|ui| {
-            let label = if self.paused { "Run (P)" } else { "Pause (P)" };
+            let label = if self.run.paused {
+                "Run (P)"
+            } else {
+                "Pause (P)"
+            };
             let r = ui.button(label);
             self.track(ui, "pause", &r);
             if r.clicked() {
@@ -150,12 +156,12 @@ impl Testbed {
             let r = ui.button("Restart (R)");
             self.track(ui, "restart", &r);
             if r.clicked() {
-                self.requests.push(Request::Restart);
+                self.input.requests.push(Request::Restart);
             }
             let r = ui.button("Bomb (Space)");
             self.track(ui, "bomb", &r);
             if r.clicked() {
-                self.requests.push(Request::Bomb);
+                self.input.requests.push(Request::Bomb);
             }
         });
 
@@ -168,10 +174,10 @@ impl Testbed {
         );
         self.track(ui, "step_hz", &r);
         if r.changed() {
-            for i in 0..self.lab.sessions.len() {
+            for i in 0..self.lab.live.sessions.len() {
                 let settings = SolverSettings {
                     step_hz: hz,
-                    ..*self.lab.sessions[i].world.settings()
+                    ..*self.lab.live.sessions[i].world.settings()
                 };
                 if let Err(message) = self.set_world_settings(i, settings) {
                     self.add_notice(message);
@@ -179,12 +185,12 @@ impl Testbed {
             }
         }
 
-        let mut per_frame = matches!(self.stepping, Stepping::StepsPerFrame(_));
+        let mut per_frame = matches!(self.run.stepping, Stepping::StepsPerFrame(_));
         ui.horizontal(|ui| {
             ui.radio_value(&mut per_frame, true, "steps per frame");
             ui.radio_value(&mut per_frame, false, "time scale");
         });
-        match (&mut self.stepping, per_frame) {
+        match (&mut self.run.stepping, per_frame) {
             (Stepping::StepsPerFrame(n), true) => {
                 ui.add(egui::Slider::new(n, 0..=MAX_STEPS_PER_FRAME).text("steps / frame"));
             }
@@ -204,7 +210,7 @@ impl Testbed {
             self.world().step_count(),
             self.world().time(),
             1000.0 * dt,
-            self.frame_steps
+            self.run.frame_steps
         ));
         self.timeline_ui(ui);
     }
@@ -259,18 +265,18 @@ impl Testbed {
             )
             .small(),
         );
-        let n = self.lab.sessions.len();
+        let n = self.lab.live.sessions.len();
         let mut remove = None;
-        let mut focus = self.focus;
+        let mut focus = self.lab.focus;
         egui::Grid::new("compare_worlds")
             .num_columns(3)
             .show(ui, |ui| {
                 for i in 0..n {
                     let color = color32(legend_color(i));
-                    let label = format!("■ {} {}", i + 1, self.lab.sessions[i].label);
+                    let label = format!("■ {} {}", i + 1, self.lab.live.sessions[i].label);
                     ui.radio_value(&mut focus, i, RichText::new(label).color(color))
                         .on_hover_text("edit this world's settings in the Solver section");
-                    let s = self.lab.sessions[i].world.settings();
+                    let s = self.lab.live.sessions[i].world.settings();
                     ui.label(
                         RichText::new(format!(
                             "{:?}, {} it, {} sub",
@@ -287,9 +293,9 @@ impl Testbed {
                     ui.end_row();
                 }
             });
-        self.focus = focus.min(n - 1);
+        self.lab.focus = focus.min(n - 1);
         if let Some(i) = remove {
-            self.requests.push(Request::RemoveWorld(i));
+            self.input.requests.push(Request::RemoveWorld(i));
         }
         ui.add_enabled_ui(n < MAX_WORLDS, |ui| {
             ui.horizontal_wrapped(|ui| {
@@ -297,7 +303,7 @@ impl Testbed {
                 for preset in Preset::menu() {
                     let r = ui.small_button(preset.label());
                     if r.clicked() {
-                        self.requests.push(Request::AddWorld(preset));
+                        self.input.requests.push(Request::AddWorld(preset));
                     }
                 }
                 let r = ui
@@ -305,7 +311,7 @@ impl Testbed {
                     .on_hover_text("the settings of the world selected above");
                 self.track(ui, "add_copy", &r);
                 if r.clicked() {
-                    self.requests.push(Request::AddWorld(Preset::Copy));
+                    self.input.requests.push(Request::AddWorld(Preset::Copy));
                 }
             });
         });
@@ -313,11 +319,11 @@ impl Testbed {
 
     /// The pick's trace and the residual plot.
     fn plots_ui(&mut self, ui: &mut egui::Ui) {
-        let quantities: &[Quantity] = match self.probe.pick {
+        let quantities: &[Quantity] = match self.lab.probe.pick {
             Some(Pick::Joint(_)) => &Quantity::JOINT,
             _ => &Quantity::BODY,
         };
-        if let Some(pick) = self.probe.pick {
+        if let Some(pick) = self.lab.probe.pick {
             let world = self.world();
             let name = match pick {
                 Pick::Body(h) => world
@@ -327,17 +333,17 @@ impl Testbed {
                     .joint(h)
                     .map(|j| format!("{} joint {}", j.kind().type_name(), j.name().unwrap_or(""))),
             };
-            let mut quantity = self.probe.quantity;
+            let mut quantity = self.lab.probe.quantity;
             ui.horizontal_wrapped(|ui| {
                 ui.label(RichText::new(name.unwrap_or_else(|| "(gone)".into())).strong());
                 for &q in quantities {
                     ui.radio_value(&mut quantity, q, q.label());
                 }
             });
-            self.probe.set_quantity(quantity);
+            self.lab.probe.set_quantity(quantity);
         }
         let labels = self.labels();
-        self.probe.ui(ui, self.shown(), &labels);
+        self.lab.probe.ui(ui, self.shown(), &labels);
     }
 
     /// Apply new solver settings; a refusal becomes a notice.
@@ -349,12 +355,12 @@ impl Testbed {
 
     fn solver_ui(&mut self, ui: &mut egui::Ui) {
         if self.comparing() {
-            let i = self.focus;
+            let i = self.lab.focus;
             ui.label(
                 RichText::new(format!(
                     "editing world {} {}",
                     i + 1,
-                    self.lab.sessions[i].label
+                    self.lab.live.sessions[i].label
                 ))
                 .color(color32(legend_color(i)))
                 .strong(),
@@ -478,12 +484,12 @@ impl Testbed {
         let r = ui.add_enabled(differs, egui::Button::new(label));
         self.track(ui, "reset_settings", &r);
         if r.clicked() {
-            self.requests.push(Request::ResetSettings);
+            self.input.requests.push(Request::ResetSettings);
         }
     }
 
     fn draw_ui(&mut self, ui: &mut egui::Ui) {
-        let mut f = self.draw_flags;
+        let mut f = self.view.draw_flags;
         let items: [(&'static str, &str, &mut bool); 10] = [
             ("draw_shapes", "shapes", &mut f.shapes),
             ("draw_joints", "joints", &mut f.joints),
@@ -528,7 +534,7 @@ impl Testbed {
         for (name, r) in &tracked {
             self.track(ui, name, r);
         }
-        self.draw_flags = f;
+        self.view.draw_flags = f;
         ui.horizontal_wrapped(|ui| {
             ui.label("colours:");
             for (label, color) in [
@@ -619,6 +625,6 @@ impl Testbed {
                 ui.end_row();
             });
         let labels = self.labels();
-        self.history.ui(ui, &labels);
+        self.lab.history.ui(ui, &labels);
     }
 }

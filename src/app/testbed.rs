@@ -125,60 +125,89 @@ pub enum Key {
     PreviousScene,
 }
 
-/// The physics side of the testbed.
+/// The physics side of the testbed, in five parts: the scene and its loading, the lab (the
+/// worlds, their presets, the recording, statistics and probe), the run state (pause,
+/// stepping, step times), the user's input in progress, and the view (draw flags, panel).
 pub struct Testbed {
+    pub(super) scene: SceneState,
+    pub(super) lab: LabState,
+    /// Pause and stepping (`paused` and `stepping` are the user's).
+    pub run: RunState,
+    pub(super) input: InputState,
+    /// Draw flags and panel state (`draw_flags` and `sections` are the user's).
+    pub view: ViewState,
+}
+
+/// The scene chosen and the scene running, and their loading.
+pub(super) struct SceneState {
+    /// The scene menu.
     pub(super) library: Library,
     /// The scene file chosen: highlighted in the menu and watched.
-    pub(super) scene_path: Option<PathBuf>,
+    pub(super) path: Option<PathBuf>,
     /// The running scene (from the last good load).
     pub(super) info: SceneInfo,
     /// The last good file, for restarts; and the name it was loaded under.
-    good_file: Option<(SceneFile, String)>,
+    pub(super) good_file: Option<(SceneFile, String)>,
+    /// The running scene's own settings (the Solver section's reset button).
+    pub(super) settings: SolverSettings,
+    /// Errors of the chosen file, one `file:line:col: message` each (empty when it loaded).
+    pub(super) errors: Vec<String>,
+    /// Messages for the top of the panel (ignored settings file, missing scenes folder).
+    pub(super) notices: Vec<String>,
+    pub(super) watch: Option<FileWatch>,
+    /// The camera of a newly opened scene, until the window takes it.
+    pub(super) camera_request: Option<CameraFile>,
+}
+
+/// The worlds and what is measured and recorded of them.
+pub(super) struct LabState {
     /// The live worlds (the newest step): one, or up to `MAX_WORLDS` when comparing.
-    pub(super) lab: Comparison,
-    /// Where each world's settings come from (one per world of `lab`).
+    pub(super) live: Comparison,
+    /// Where each world's settings come from (one per world of `live`).
     pub(super) presets: Vec<Preset>,
     /// The world the Solver section edits.
     pub(super) focus: usize,
     /// The recording of the last seconds, and the older step shown while scrubbing.
     pub(super) rewind: Rewind,
+    /// The statistics of the last seconds (the Stats section's plots).
+    pub(super) history: History,
     /// The picked body or joint and its trace.
     pub(super) probe: Probe,
-    /// The running scene's own settings (the Solver section's reset button).
-    pub(super) scene_settings: SolverSettings,
-    /// Errors of the chosen file, one `file:line:col: message` each (empty when it loaded).
-    pub(super) errors: Vec<String>,
-    /// Messages for the top of the panel (ignored settings file, missing scenes folder).
-    pub(super) notices: Vec<String>,
-    watch: Option<FileWatch>,
+}
 
+/// Pause, stepping and step times.
+pub struct RunState {
     /// When true, `update` steps only when a single step was requested.
     pub paused: bool,
-    step_requested: bool,
+    pub(super) step_requested: bool,
     pub stepping: Stepping,
     /// Simulated seconds owed by the time-scale mode.
-    accumulator: f32,
+    pub(super) accumulator: f32,
     /// Steps taken in the last frame.
     pub(super) frame_steps: u32,
+    /// Step times of each world, ms.
+    pub(super) step_times: Vec<VecDeque<f64>>,
+    /// Sum of the last frame's step times of each world, ms.
+    pub(super) frame_step_ms: Vec<f32>,
+}
 
+/// The user's input in progress: the mouse, the bomb's random throw, queued requests.
+pub(super) struct InputState {
+    /// True while the left button holds (or tries to hold) a body.
+    pub(super) mouse_held: bool,
+    /// The last drag target sent (a drag to the same point is not an input).
+    pub(super) drag_target: Option<Vec2>,
+    pub(super) rng: u64,
+    /// Panel and key requests, applied at the start of the next `update`.
+    pub(super) requests: Vec<Request>,
+}
+
+/// What is drawn and how the panel stands.
+pub struct ViewState {
     /// What `draw_world` draws; every flag is a checkbox in the panel.
     pub draw_flags: DrawFlags,
     /// Which panel sections are open (remembered in the preferences).
     pub sections: Sections,
-
-    /// True while the left button holds (or tries to hold) a body.
-    mouse_held: bool,
-    /// The last drag target sent (a drag to the same point is not an input).
-    drag_target: Option<Vec2>,
-    rng: u64,
-
-    pub(super) history: History,
-    /// Step times of each world, ms.
-    step_times: Vec<VecDeque<f64>>,
-    /// Sum of the last frame's step times of each world, ms.
-    pub(super) frame_step_ms: Vec<f32>,
-    camera_request: Option<CameraFile>,
-    pub(super) requests: Vec<Request>,
     /// The scene whose category the menu last opened.
     pub(super) menu_revealed: Option<PathBuf>,
     /// Screen rectangles of named panel widgets, from the last frame (for test automation).
@@ -217,40 +246,50 @@ impl Testbed {
             sessions: vec![Session::new(Preset::Scene.label(), World::default())],
         };
         let mut testbed = Testbed {
-            library,
-            scene_path: None,
-            info: SceneInfo::default(),
-            good_file: None,
-            rewind: Rewind::new(&lab),
-            lab,
-            presets: vec![Preset::Scene],
-            focus: 0,
-            probe: Probe::default(),
-            scene_settings: SolverSettings::default(),
-            errors: Vec::new(),
-            notices,
-            watch: None,
-            paused: false,
-            step_requested: false,
-            stepping: prefs.stepping,
-            accumulator: 0.0,
-            frame_steps: 0,
-            draw_flags: prefs.draw.into(),
-            sections: prefs.sections,
-            mouse_held: false,
-            drag_target: None,
-            rng: 0x9e37_79b9_7f4a_7c15,
-            history: History::default(),
-            step_times: vec![VecDeque::new()],
-            frame_step_ms: vec![0.0],
-            camera_request: None,
-            requests: Vec::new(),
-            menu_revealed: None,
-            layout: HashMap::new(),
+            scene: SceneState {
+                library,
+                path: None,
+                info: SceneInfo::default(),
+                good_file: None,
+                settings: SolverSettings::default(),
+                errors: Vec::new(),
+                notices,
+                watch: None,
+                camera_request: None,
+            },
+            lab: LabState {
+                rewind: Rewind::new(&lab),
+                live: lab,
+                presets: vec![Preset::Scene],
+                focus: 0,
+                history: History::default(),
+                probe: Probe::default(),
+            },
+            run: RunState {
+                paused: false,
+                step_requested: false,
+                stepping: prefs.stepping,
+                accumulator: 0.0,
+                frame_steps: 0,
+                step_times: vec![VecDeque::new()],
+                frame_step_ms: vec![0.0],
+            },
+            input: InputState {
+                mouse_held: false,
+                drag_target: None,
+                rng: 0x9e37_79b9_7f4a_7c15,
+                requests: Vec::new(),
+            },
+            view: ViewState {
+                draw_flags: prefs.draw.into(),
+                sections: prefs.sections,
+                menu_revealed: None,
+                layout: HashMap::new(),
+            },
         };
         match path {
             Some(path) => testbed.open(&path),
-            None => testbed.camera_request = Some(CameraFile::default()),
+            None => testbed.scene.camera_request = Some(CameraFile::default()),
         }
         Ok(testbed)
     }
@@ -260,7 +299,7 @@ impl Testbed {
 
     /// The worlds shown: the live ones, or an older step while scrubbing.
     pub fn shown(&self) -> &Comparison {
-        self.rewind.view().unwrap_or(&self.lab)
+        self.lab.rewind.view().unwrap_or(&self.lab.live)
     }
 
     /// The first world shown (the only one unless comparing).
@@ -270,12 +309,13 @@ impl Testbed {
 
     /// True when more than one world runs.
     pub fn comparing(&self) -> bool {
-        self.lab.sessions.len() > 1
+        self.lab.live.sessions.len() > 1
     }
 
     /// The legend: each world's label (numbered when comparing) and colour.
     pub fn legend(&self) -> Vec<(String, Color)> {
         self.lab
+            .live
             .sessions
             .iter()
             .enumerate()
@@ -289,33 +329,33 @@ impl Testbed {
     }
 
     pub fn info(&self) -> &SceneInfo {
-        &self.info
+        &self.scene.info
     }
 
     /// The scene file chosen (highlighted in the menu, watched on disk).
     pub fn scene_path(&self) -> Option<&Path> {
-        self.scene_path.as_deref()
+        self.scene.path.as_deref()
     }
 
     /// Errors of the chosen scene file (empty when it is the one running).
     pub fn errors(&self) -> &[String] {
-        &self.errors
+        &self.scene.errors
     }
 
     /// Messages shown at the top of the panel.
     pub fn notices(&self) -> &[String] {
-        &self.notices
+        &self.scene.notices
     }
 
     pub fn add_notice(&mut self, message: String) {
-        if !self.notices.contains(&message) {
-            self.notices.push(message);
+        if !self.scene.notices.contains(&message) {
+            self.scene.notices.push(message);
         }
     }
 
     /// The scene menu.
     pub fn library(&self) -> &Library {
-        &self.library
+        &self.scene.library
     }
 
     /// Fixed steps taken in the scene shown.
@@ -331,41 +371,41 @@ impl Testbed {
     /// The recorded range (oldest and newest step) and the step shown.
     pub fn timeline(&self) -> (u64, u64, u64) {
         (
-            self.rewind.oldest(),
-            self.rewind.newest(),
-            self.rewind.shown_step(),
+            self.lab.rewind.oldest(),
+            self.lab.rewind.newest(),
+            self.lab.rewind.shown_step(),
         )
     }
 
     /// The picked body or joint.
     pub fn picked(&self) -> Option<Pick> {
-        self.probe.pick
+        self.lab.probe.pick
     }
 
     /// Screen rectangles (egui points) of named panel widgets, as last laid out.
     pub fn layout(&self) -> &HashMap<&'static str, egui::Rect> {
-        &self.layout
+        &self.view.layout
     }
 
     /// The camera of a newly opened scene, once.
     pub fn take_camera_request(&mut self) -> Option<CameraFile> {
-        self.camera_request.take()
+        self.scene.camera_request.take()
     }
 
     /// What the preferences remember of the testbed (the window adds the panel width).
     pub fn preferences(&self, panel_width: f32) -> Preferences {
         Preferences {
-            last_scene: self.scene_path.as_deref().map(canonical),
-            draw: self.draw_flags.into(),
-            stepping: self.stepping,
+            last_scene: self.scene.path.as_deref().map(canonical),
+            draw: self.view.draw_flags.into(),
+            stepping: self.run.stepping,
             panel_width,
-            sections: self.sections,
+            sections: self.view.sections,
         }
     }
 
     /// Queue a request (applied at the start of the next `update`).
     pub fn request(&mut self, request: Request) {
-        self.requests.push(request);
+        self.input.requests.push(request);
     }
 
     // ----------------------------------------------------------------------------------
@@ -385,11 +425,11 @@ impl Testbed {
     /// Open `path` as the chosen scene. On success it runs, framed by its camera; on failure
     /// the running scene keeps running and the errors show in the panel.
     pub fn open(&mut self, path: &Path) {
-        self.scene_path = Some(path.to_path_buf());
-        self.watch = Some(FileWatch::new(path));
+        self.scene.path = Some(path.to_path_buf());
+        self.scene.watch = Some(FileWatch::new(path));
         match Testbed::load(path) {
             Ok((file, built, name)) => {
-                self.camera_request = Some(built.camera);
+                self.scene.camera_request = Some(built.camera);
                 self.install(file, built, name);
             }
             Err(errors) => self.fail(errors),
@@ -398,21 +438,21 @@ impl Testbed {
 
     /// Open an empty world (no file): used for reference screenshots.
     pub fn open_empty(&mut self) {
-        self.scene_path = None;
-        self.watch = None;
-        self.good_file = None;
-        self.errors.clear();
-        self.info = SceneInfo::default();
+        self.scene.path = None;
+        self.scene.watch = None;
+        self.scene.good_file = None;
+        self.scene.errors.clear();
+        self.scene.info = SceneInfo::default();
         let world = World::default();
-        self.scene_settings = *world.settings();
-        self.probe.set_pick(None);
+        self.scene.settings = *world.settings();
+        self.lab.probe.set_pick(None);
         self.start_from_presets(world);
-        self.camera_request = Some(self.info.camera);
+        self.scene.camera_request = Some(self.scene.info.camera);
     }
 
     /// Reload the chosen file after it changed on disk: the camera stays where it is.
     fn reload(&mut self) {
-        let Some(path) = self.scene_path.clone() else {
+        let Some(path) = self.scene.path.clone() else {
             return;
         };
         match Testbed::load(&path) {
@@ -426,39 +466,40 @@ impl Testbed {
 
     /// Make a freshly built scene the running one.
     fn install(&mut self, file: SceneFile, built: scene::Scene, name: String) {
-        self.info = SceneInfo {
+        self.scene.info = SceneInfo {
             name: built.name,
             category: built.category,
             description: built.description,
             camera: built.camera,
         };
-        self.scene_settings = *built.world.settings();
-        self.good_file = Some((file, name));
-        self.errors.clear();
-        self.probe.set_pick(None);
+        self.scene.settings = *built.world.settings();
+        self.scene.good_file = Some((file, name));
+        self.scene.errors.clear();
+        self.lab.probe.set_pick(None);
         self.start_from_presets(built.world);
     }
 
     /// The chosen file has errors: keep the running scene, show (and log) the errors.
     fn fail(&mut self, errors: Vec<String>) {
-        if errors != self.errors {
+        if errors != self.scene.errors {
             for e in &errors {
                 eprintln!("testbed: {}", escape(e));
             }
             eprintln!(
                 "testbed: still running the last good scene: {}",
-                escape(&self.info.name)
+                escape(&self.scene.info.name)
             );
         }
-        self.errors = errors;
+        self.scene.errors = errors;
     }
 
     /// Run `base` in one world per preset, each with its preset's settings.
     fn start_from_presets(&mut self, base: World) {
         let settings = self
+            .lab
             .presets
             .iter()
-            .map(|p| p.settings(&self.scene_settings))
+            .map(|p| p.settings(&self.scene.settings))
             .collect();
         self.start(base, settings);
     }
@@ -467,22 +508,23 @@ impl Testbed {
     /// a new recording, and the run state of the old worlds forgotten.
     fn start(&mut self, base: World, settings: Vec<SolverSettings>) {
         let configs: Vec<(String, SolverSettings)> = self
+            .lab
             .presets
             .iter()
             .zip(settings)
             .map(|(p, s)| (p.label().to_owned(), s))
             .collect();
-        self.lab = Comparison::new(&base, &configs);
-        let n = self.lab.sessions.len();
-        self.focus = self.focus.min(n.saturating_sub(1));
-        self.rewind = Rewind::new(&self.lab);
-        self.mouse_held = false;
-        self.drag_target = None;
-        self.accumulator = 0.0;
-        self.step_times = vec![VecDeque::new(); n];
-        self.frame_step_ms = vec![0.0; n];
-        self.history.clear();
-        self.probe.clear();
+        self.lab.live = Comparison::new(&base, &configs);
+        let n = self.lab.live.sessions.len();
+        self.lab.focus = self.lab.focus.min(n.saturating_sub(1));
+        self.lab.rewind = Rewind::new(&self.lab.live);
+        self.input.mouse_held = false;
+        self.input.drag_target = None;
+        self.run.accumulator = 0.0;
+        self.run.step_times = vec![VecDeque::new(); n];
+        self.run.frame_step_ms = vec![0.0; n];
+        self.lab.history.clear();
+        self.lab.probe.clear();
     }
 
     /// Rebuild the running scene from its last good file in every world, keeping each
@@ -490,6 +532,7 @@ impl Testbed {
     pub fn restart(&mut self) {
         let settings: Vec<SolverSettings> = self
             .lab
+            .live
             .sessions
             .iter()
             .map(|s| *s.world.settings())
@@ -498,7 +541,7 @@ impl Testbed {
     }
 
     fn restart_with(&mut self, settings: Vec<SolverSettings>) {
-        let base = match &self.good_file {
+        let base = match &self.scene.good_file {
             Some((file, name)) => match scene::build::build(file, name) {
                 Ok(built) => built.world,
                 Err(_) => return,
@@ -520,49 +563,51 @@ impl Testbed {
         let presets: Vec<Preset> = presets.into_iter().take(MAX_WORLDS).collect();
         let settings = presets
             .iter()
-            .map(|p| p.settings(&self.scene_settings))
+            .map(|p| p.settings(&self.scene.settings))
             .collect();
-        self.presets = presets;
-        self.focus = 0;
+        self.lab.presets = presets;
+        self.lab.focus = 0;
         self.restart_with(settings);
     }
 
     /// Add a world (at most `MAX_WORLDS`): a preset's settings on this scene, or a copy of
     /// the world being edited. The scene restarts in every world, so they start together.
     pub fn add_world(&mut self, preset: Preset) {
-        if self.lab.sessions.len() >= MAX_WORLDS {
+        if self.lab.live.sessions.len() >= MAX_WORLDS {
             return;
         }
         let mut settings: Vec<SolverSettings> = self
             .lab
+            .live
             .sessions
             .iter()
             .map(|s| *s.world.settings())
             .collect();
         settings.push(match preset {
-            Preset::Copy => settings[self.focus.min(settings.len() - 1)],
-            ref p => p.settings(&self.scene_settings),
+            Preset::Copy => settings[self.lab.focus.min(settings.len() - 1)],
+            ref p => p.settings(&self.scene.settings),
         });
-        self.presets.push(preset);
-        self.focus = self.presets.len() - 1;
+        self.lab.presets.push(preset);
+        self.lab.focus = self.lab.presets.len() - 1;
         self.restart_with(settings);
     }
 
     /// Remove world `i` (the last world stays). The scene restarts.
     pub fn remove_world(&mut self, i: usize) {
-        if self.lab.sessions.len() <= 1 || i >= self.lab.sessions.len() {
+        if self.lab.live.sessions.len() <= 1 || i >= self.lab.live.sessions.len() {
             return;
         }
         let mut settings: Vec<SolverSettings> = self
             .lab
+            .live
             .sessions
             .iter()
             .map(|s| *s.world.settings())
             .collect();
         settings.remove(i);
-        self.presets.remove(i);
-        if self.focus >= i && self.focus > 0 {
-            self.focus -= 1;
+        self.lab.presets.remove(i);
+        if self.lab.focus >= i && self.lab.focus > 0 {
+            self.lab.focus -= 1;
         }
         self.restart_with(settings);
     }
@@ -574,39 +619,39 @@ impl Testbed {
     /// recorded for rewind. When an older step is shown, it becomes the present first.
     pub fn input(&mut self, input: Input) {
         self.resume();
-        self.rewind.record_input(&self.lab, input.clone());
-        self.lab.apply(&input);
+        self.lab.rewind.record_input(&self.lab.live, input.clone());
+        self.lab.live.apply(&input);
     }
 
     /// Make the step shown the live one, forgetting the recorded future (nothing to do when
     /// the live step is shown). A grab the shown frame had is let go unless the mouse holds.
     fn resume(&mut self) {
-        let Some(state) = self.rewind.resume() else {
+        let Some(state) = self.lab.rewind.resume() else {
             return;
         };
-        self.probe.truncate_after(state.step_count());
-        self.lab = state;
-        if !self.mouse_held && self.lab.sessions.iter().any(|s| s.grab().is_some()) {
-            self.rewind.record_input(&self.lab, Input::Release);
-            self.lab.apply(&Input::Release);
+        self.lab.probe.truncate_after(state.step_count());
+        self.lab.live = state;
+        if !self.input.mouse_held && self.lab.live.sessions.iter().any(|s| s.grab().is_some()) {
+            self.lab.rewind.record_input(&self.lab.live, Input::Release);
+            self.lab.live.apply(&Input::Release);
         }
     }
 
     /// Show recorded step `step` (clamped to the recorded range); pauses.
     pub fn scrub(&mut self, step: u64) {
-        self.paused = true;
-        self.rewind.scrub(step, self.residuals_wanted());
+        self.run.paused = true;
+        self.lab.rewind.scrub(step, self.residuals_wanted());
     }
 
     /// True while the Plots section is open: the worlds record their solver residuals.
     fn residuals_wanted(&self) -> bool {
-        self.sections.plots
+        self.view.sections.plots
     }
 
     /// Solver settings of the world being edited, now (the panel calls this the frame they
     /// change). Invalid settings are refused with a message.
     pub fn set_settings(&mut self, settings: SolverSettings) -> Result<(), String> {
-        self.set_world_settings(self.focus, settings)
+        self.set_world_settings(self.lab.focus, settings)
     }
 
     /// Solver settings of world `world`.
@@ -618,7 +663,14 @@ impl Testbed {
         settings
             .validate()
             .map_err(|e| format!("setting refused: {e}"))?;
-        if self.lab.sessions.get(world).map(|s| *s.world.settings()) == Some(settings) {
+        if self
+            .lab
+            .live
+            .sessions
+            .get(world)
+            .map(|s| *s.world.settings())
+            == Some(settings)
+        {
             return Ok(());
         }
         self.input(Input::WorldSettings { world, settings });
@@ -628,16 +680,17 @@ impl Testbed {
     /// The settings of the world being edited.
     pub fn settings(&self) -> &SolverSettings {
         let shown = self.shown();
-        shown.sessions[self.focus.min(shown.sessions.len() - 1)]
+        shown.sessions[self.lab.focus.min(shown.sessions.len() - 1)]
             .world
             .settings()
     }
 
     /// The settings "reset" restores for the world being edited: its preset on the scene's.
     pub fn reset_target(&self) -> SolverSettings {
-        self.presets
-            .get(self.focus)
-            .map_or(self.scene_settings, |p| p.settings(&self.scene_settings))
+        self.lab
+            .presets
+            .get(self.lab.focus)
+            .map_or(self.scene.settings, |p| p.settings(&self.scene.settings))
     }
 
     /// Put the scene's own solver settings back (through the preset of the world edited).
@@ -650,16 +703,16 @@ impl Testbed {
 
     /// Toggle pause (`P`). Running again resumes from the step shown.
     pub fn toggle_pause(&mut self) {
-        self.paused = !self.paused;
-        if !self.paused {
+        self.run.paused = !self.run.paused;
+        if !self.run.paused {
             self.resume();
         }
     }
 
     /// Request one step (`O`); pauses if running.
     pub fn request_step(&mut self) {
-        self.paused = true;
-        self.step_requested = true;
+        self.run.paused = true;
+        self.run.step_requested = true;
     }
 
     /// A key the testbed handles was pressed.
@@ -677,21 +730,21 @@ impl Testbed {
     /// Called once per frame, `frame_dt` wall-clock seconds after the last: apply requests,
     /// reload a changed scene file, then take this frame's fixed steps of `1 / step_hz`.
     pub fn update(&mut self, frame_dt: f32) {
-        for request in std::mem::take(&mut self.requests) {
+        for request in std::mem::take(&mut self.input.requests) {
             self.apply(request);
         }
-        if self.watch.as_mut().is_some_and(FileWatch::poll) {
+        if self.scene.watch.as_mut().is_some_and(FileWatch::poll) {
             self.reload();
         }
         let residuals = self.residuals_wanted();
-        for s in &mut self.lab.sessions {
+        for s in &mut self.lab.live.sessions {
             if s.world.iteration_residuals().is_empty() == residuals {
                 s.world.set_record_residuals(residuals);
             }
         }
         let steps = self.steps_this_frame(frame_dt);
-        self.frame_steps = steps;
-        self.frame_step_ms.iter_mut().for_each(|ms| *ms = 0.0);
+        self.run.frame_steps = steps;
+        self.run.frame_step_ms.iter_mut().for_each(|ms| *ms = 0.0);
         for _ in 0..steps {
             self.step();
         }
@@ -703,14 +756,14 @@ impl Testbed {
             .map(|(i, s)| {
                 let stats = s.world.stats();
                 let step_ms = if steps > 0 {
-                    self.frame_step_ms[i] / steps as f32
+                    self.run.frame_step_ms[i] / steps as f32
                 } else {
-                    self.step_times[i].back().copied().unwrap_or(0.0) as f32
+                    self.run.step_times[i].back().copied().unwrap_or(0.0) as f32
                 };
                 [step_ms, stats.kinetic_energy, stats.max_penetration]
             })
             .collect();
-        self.history.record(frame_dt as f64, &samples);
+        self.lab.history.record(frame_dt as f64, &samples);
     }
 
     fn apply(&mut self, request: Request) {
@@ -718,8 +771,9 @@ impl Testbed {
             Request::Open(path) => self.open(&path),
             Request::Neighbour(offset) => {
                 let next = self
+                    .scene
                     .library
-                    .neighbour(self.scene_path.as_deref(), offset)
+                    .neighbour(self.scene.path.as_deref(), offset)
                     .map(|e| e.path.clone());
                 if let Some(path) = next {
                     self.open(&path);
@@ -735,26 +789,26 @@ impl Testbed {
 
     /// How many fixed steps this frame takes.
     fn steps_this_frame(&mut self, frame_dt: f32) -> u32 {
-        if self.paused {
-            return u32::from(std::mem::take(&mut self.step_requested));
+        if self.run.paused {
+            return u32::from(std::mem::take(&mut self.run.step_requested));
         }
-        self.step_requested = false;
-        match self.stepping {
+        self.run.step_requested = false;
+        match self.run.stepping {
             Stepping::StepsPerFrame(n) => n.min(MAX_STEPS_PER_FRAME),
             Stepping::TimeScale(scale) => {
-                let dt = self.lab.sessions[0].world.settings().dt();
+                let dt = self.lab.live.sessions[0].world.settings().dt();
                 let frame = if frame_dt.is_finite() {
                     frame_dt.clamp(0.0, MAX_FRAME_SECONDS)
                 } else {
                     0.0
                 };
-                self.accumulator += frame * scale.max(0.0);
-                let owed = (self.accumulator / dt).floor();
+                self.run.accumulator += frame * scale.max(0.0);
+                let owed = (self.run.accumulator / dt).floor();
                 let steps = (owed.max(0.0) as u32).min(MAX_STEPS_PER_FRAME);
-                self.accumulator -= steps as f32 * dt;
+                self.run.accumulator -= steps as f32 * dt;
                 if steps == MAX_STEPS_PER_FRAME {
                     // Too slow to keep up: drop the debt rather than spiral.
-                    self.accumulator = self.accumulator.min(dt);
+                    self.run.accumulator = self.run.accumulator.min(dt);
                 }
                 steps
             }
@@ -765,34 +819,34 @@ impl Testbed {
     /// record it.
     pub fn step(&mut self) {
         self.resume();
-        for (i, session) in self.lab.sessions.iter_mut().enumerate() {
+        for (i, session) in self.lab.live.sessions.iter_mut().enumerate() {
             let start = Instant::now();
             session.step();
             let ms = start.elapsed().as_secs_f64() * 1000.0;
-            self.frame_step_ms[i] += ms as f32;
-            let times = &mut self.step_times[i];
+            self.run.frame_step_ms[i] += ms as f32;
+            let times = &mut self.run.step_times[i];
             if times.len() == STEP_TIMES_KEPT {
                 times.pop_front();
             }
             times.push_back(ms);
         }
-        self.rewind.record_step(&self.lab);
-        self.probe.sample(&self.lab);
+        self.lab.rewind.record_step(&self.lab.live);
+        self.lab.probe.sample(&self.lab.live);
     }
 
     /// A uniform random number in `lo..hi` (xorshift; the testbed needs no quality).
     fn random(&mut self, lo: f32, hi: f32) -> f32 {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        lo + (hi - lo) * ((self.rng >> 40) as f32 / (1u64 << 24) as f32)
+        self.input.rng ^= self.input.rng << 13;
+        self.input.rng ^= self.input.rng >> 7;
+        self.input.rng ^= self.input.rng << 17;
+        lo + (hi - lo) * ((self.input.rng >> 40) as f32 / (1u64 << 24) as f32)
     }
 
     /// Launch the bomb (`Space`): Box2D-Lite's heavy box, fired from above the scene towards
     /// its lower middle at high speed and spinning, the same throw in every world. The bomb
     /// is one body, thrown again each time.
     pub fn launch_bomb(&mut self) {
-        let camera = self.info.camera;
+        let camera = self.scene.info.camera;
         let half_height = 0.5 * camera.height.max(0.1);
         let half_size = (0.5 * camera.height / BOMB_VIEW_HEIGHT).clamp(0.1, 5.0);
         let position =
@@ -825,27 +879,27 @@ impl Testbed {
         if !grabbable {
             return false;
         }
-        self.mouse_held = true;
-        self.drag_target = Some(p);
+        self.input.mouse_held = true;
+        self.input.drag_target = Some(p);
         self.input(Input::Grab(p));
         self.grabbing()
     }
 
     /// Left button held and moved to world point `p` (m): move the grab's target.
     pub fn mouse_move(&mut self, p: Vec2) {
-        if !self.mouse_held || self.drag_target == Some(p) {
+        if !self.input.mouse_held || self.input.drag_target == Some(p) {
             return;
         }
-        if self.lab.sessions.iter().any(|s| s.grab().is_some()) {
-            self.drag_target = Some(p);
+        if self.lab.live.sessions.iter().any(|s| s.grab().is_some()) {
+            self.input.drag_target = Some(p);
             self.input(Input::Drag(p));
         }
     }
 
     /// Left button released: let go.
     pub fn mouse_up(&mut self) {
-        self.mouse_held = false;
-        self.drag_target = None;
+        self.input.mouse_held = false;
+        self.input.drag_target = None;
         if self.shown().sessions.iter().any(|s| s.grab().is_some()) {
             self.input(Input::Release);
         }
@@ -866,7 +920,7 @@ impl Testbed {
     /// body there for the Plots section (nothing there: no pick).
     pub fn pick(&mut self, p: Vec2, radius: f32) {
         let pick = pick_at(self.world(), p, radius);
-        self.probe.set_pick(pick);
+        self.lab.probe.set_pick(pick);
     }
 
     /// Pick the body or joint called `name` (`--pick`); false when there is none.
@@ -876,7 +930,7 @@ impl Testbed {
             .body_by_name(name)
             .map(Pick::Body)
             .or_else(|| world.joint_by_name(name).map(Pick::Joint));
-        self.probe.set_pick(pick);
+        self.lab.probe.set_pick(pick);
         pick.is_some()
     }
 
@@ -886,7 +940,7 @@ impl Testbed {
     /// Draw the worlds shown through `d` (the world camera is already set): `draw::draw_worlds`
     /// with the draw flags and the pick.
     pub fn draw_world(&self, d: &mut MacroquadDraw) {
-        draw_worlds(self.shown(), &self.draw_flags, self.probe.pick, d);
+        draw_worlds(self.shown(), &self.view.draw_flags, self.lab.probe.pick, d);
     }
 
     /// The world box to fit when the user presses `F` (`framing::frame_region`: the moving
@@ -909,7 +963,7 @@ impl Testbed {
     /// stepping, draw flags, mouse, rewind range, pick), when comparing `worlds` (the same
     /// object for every world, with its `label` and `settings`), and the window's members.
     pub fn state_json(&self, window: &WindowReport) -> String {
-        let times = |i: usize| -> Vec<f64> { self.step_times[i].iter().copied().collect() };
+        let times = |i: usize| -> Vec<f64> { self.run.step_times[i].iter().copied().collect() };
         let worlds = self.comparing().then(|| {
             self.shown()
                 .sessions
@@ -936,29 +990,29 @@ impl Testbed {
     fn testbed_report(&self) -> TestbedReport<'_> {
         let (oldest, newest, shown) = self.timeline();
         TestbedReport {
-            scene: self.scene_path.as_ref().map(|p| p.display().to_string()),
-            name: &self.info.name,
-            errors: &self.errors,
-            notices: &self.notices,
-            paused: self.paused,
-            stepping: match self.stepping {
+            scene: self.scene.path.as_ref().map(|p| p.display().to_string()),
+            name: &self.scene.info.name,
+            errors: &self.scene.errors,
+            notices: &self.scene.notices,
+            paused: self.run.paused,
+            stepping: match self.run.stepping {
                 Stepping::StepsPerFrame(n) => SteppingReport::StepsPerFrame(n),
                 Stepping::TimeScale(s) => SteppingReport::TimeScale(s),
             },
-            draw: self.draw_flags.into(),
+            draw: self.view.draw_flags.into(),
             grabbing: self.grabbing(),
             bodies: self.world().body_count(),
-            worlds: self.lab.sessions.len(),
+            worlds: self.lab.live.sessions.len(),
             rewind: RewindReport {
                 oldest,
                 newest,
                 shown,
             },
-            pick: self.probe.pick.map(|pick| match pick {
+            pick: self.lab.probe.pick.map(|pick| match pick {
                 Pick::Body(h) => PickReport::Body(h.index()),
                 Pick::Joint(h) => PickReport::Joint(h.index()),
             }),
-            trace_samples: self.probe.len(),
+            trace_samples: self.lab.probe.len(),
         }
     }
 }
@@ -995,7 +1049,7 @@ mod tests {
         t.update(1.0 / 60.0);
         assert_eq!(t.steps(), 62);
         t.toggle_pause();
-        t.stepping = Stepping::StepsPerFrame(3);
+        t.run.stepping = Stepping::StepsPerFrame(3);
         t.update(1.0 / 60.0);
         assert_eq!(t.steps(), 65);
     }
@@ -1003,7 +1057,7 @@ mod tests {
     #[test]
     fn time_scale_follows_the_wall_clock() {
         let mut t = testbed("box2d_lite/single_box.ron");
-        t.stepping = Stepping::TimeScale(0.5);
+        t.run.stepping = Stepping::TimeScale(0.5);
         // 2 s of 240 Hz frames at half speed: 1 s simulated = 60 steps of 1/60 s.
         for _ in 0..480 {
             t.update(1.0 / 240.0);
@@ -1170,7 +1224,7 @@ mod tests {
         }
         assert!(hashes[0] != hashes[1] && hashes[1] != hashes[2]);
         // Settings reach the world being edited only; adding and removing restart.
-        t.focus = 1;
+        t.lab.focus = 1;
         let mut s = *t.settings();
         s.iterations = 3;
         t.set_settings(s).unwrap();
@@ -1240,7 +1294,7 @@ mod tests {
                     assert_eq!(t.world().state_hash(), hashes[29]);
                     t.scrub(31);
                     assert_eq!(t.world().state_hash(), hashes[30]);
-                    assert!(t.paused);
+                    assert!(t.run.paused);
                     t.update(1.0 / 60.0);
                     assert_eq!(t.steps(), 31, "paused: scrubbing does not step");
                     t.toggle_pause();

@@ -211,11 +211,11 @@ pub async fn run(
                     egui::ScrollArea::vertical().show(ui, |ui| {
                         ui.heading(TITLE);
                         testbed.ui(ui, &info);
-                        let mut open = testbed.sections.view;
+                        let mut open = testbed.view.sections.view;
                         section(ui, "View", &mut open, |ui| {
                             view_ui(ui, &camera, &mut actions, &status)
                         });
-                        testbed.sections.view = open;
+                        testbed.view.sections.view = open;
                     });
                 });
             panel_width = response.response.rect.width();
