@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::app::report::{to_json_line, StepMs, WorldReport};
 use crate::files::{escape, write_atomic, AtomicFile};
-use crate::physics::World;
+use crate::physics::{Body, World};
 use crate::scene::catalog::{self, CATALOG};
 use crate::scene::export::{self, SceneMeta};
 use crate::scene::{self, SceneErrors, SceneFile, SettingsFile};
@@ -202,29 +202,25 @@ pub fn run(options: &RunOptions, out: &mut dyn Write, err: &mut dyn Write) -> i3
     0
 }
 
+/// A body's position, angle, velocity and angular velocity: `[x, y, angle, vx, vy, w]`.
+fn motion(b: &Body) -> [f32; 6] {
+    let (p, v) = (b.position(), b.linear_velocity());
+    [p.x, p.y, b.angle(), v.x, v.y, b.angular_velocity()]
+}
+
 fn write_trace_rows(out: &mut dyn Write, world: &World) -> io::Result<()> {
     let step = world.step_count();
     let time = world.time();
     for (_, b) in world.bodies() {
         let Some(name) = b.name() else { continue };
-        let p = b.position();
-        let v = b.linear_velocity();
         // Names are quoted when they hold a comma, a quote or a line break.
         let name = if name.contains([',', '"', '\n', '\r']) {
             format!("\"{}\"", name.replace('"', "\"\""))
         } else {
             name.to_string()
         };
-        writeln!(
-            out,
-            "{step},{time},{name},{},{},{},{},{},{}",
-            p.x,
-            p.y,
-            b.angle(),
-            v.x,
-            v.y,
-            b.angular_velocity()
-        )?;
+        let [x, y, angle, vx, vy, w] = motion(b);
+        writeln!(out, "{step},{time},{name},{x},{y},{angle},{vx},{vy},{w}")?;
     }
     Ok(())
 }
@@ -257,18 +253,12 @@ fn text_report(name: &str, world: &World, times: &[f64]) -> String {
     let _ = writeln!(s, "step ms: median {median:.4}, p95 {p95:.4}, max {max:.4}");
     for (_, b) in world.bodies() {
         if let Some(n) = b.name() {
-            let p = b.position();
-            let v = b.linear_velocity();
+            let [x, y, angle, vx, vy, w] = motion(b);
             let _ = writeln!(
                 s,
-                "  {}: position ({:.4}, {:.4}) angle {:.4} velocity ({:.4}, {:.4}) angular {:.4}",
-                escape(n),
-                p.x,
-                p.y,
-                b.angle(),
-                v.x,
-                v.y,
-                b.angular_velocity()
+                "  {}: position ({x:.4}, {y:.4}) angle {angle:.4} velocity ({vx:.4}, {vy:.4}) \
+                 angular {w:.4}",
+                escape(n)
             );
         }
     }

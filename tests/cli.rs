@@ -222,19 +222,24 @@ fn run_export_continues_a_joint_scene_exactly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `--export /dev/null` used to rename a regular file over the device node (issue 15, Files).
-#[cfg(unix)]
-#[test]
-fn export_refuses_a_device_node() {
-    use std::os::unix::fs::FileTypeExt;
-    let out = testbed(&[
+/// `testbed run` of the single box for two steps, exported to `path`.
+fn export_single_box(path: &Path) -> Output {
+    testbed(&[
         "run",
         "scenes/box2d_lite/single_box.ron",
         "--steps",
         "2",
         "--export",
-        "/dev/null",
-    ]);
+        path.to_str().unwrap(),
+    ])
+}
+
+/// `--export /dev/null` used to rename a regular file over the device node (issue 15, Files).
+#[cfg(unix)]
+#[test]
+fn export_refuses_a_device_node() {
+    use std::os::unix::fs::FileTypeExt;
+    let out = export_single_box(Path::new("/dev/null"));
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("/dev/null") && err.contains("device"), "{err}");
@@ -253,14 +258,7 @@ fn export_refuses_a_symlink_and_leaves_it_and_its_target_alone() {
     std::fs::write(&target, "keep me").unwrap();
     let link = dir.join("link.ron");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let out = testbed(&[
-        "run",
-        "scenes/box2d_lite/single_box.ron",
-        "--steps",
-        "2",
-        "--export",
-        link.to_str().unwrap(),
-    ]);
+    let out = export_single_box(&link);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(

@@ -30,7 +30,9 @@ use super::probe::Pick;
 use crate::lab::Comparison;
 use crate::physics::math::cross;
 use crate::physics::world::draw_geometry;
-use crate::physics::{BodyKind, Color, DebugDraw, DrawFlags, Geometry, Transform, Vec2, World};
+use crate::physics::{
+    Body, BodyKind, Color, DebugDraw, DrawFlags, Geometry, Transform, Vec2, World,
+};
 
 /// Outline width (px).
 pub const LINE_PIXELS: f32 = 1.5;
@@ -595,25 +597,14 @@ fn draw_pull(d: &mut MacroquadDraw, anchor: Vec2, target: Vec2, color: Color) {
     d.dot_px(target, 5.0, color);
 }
 
-/// Every body of `world` in the app's colours (solid), with angle lines.
+/// Every body of `world` in the app's colours (solid), moving ones with angle lines.
 fn draw_bodies(world: &World, d: &mut MacroquadDraw) {
     let ppm = d.camera().pixels_per_metre();
     for (_, body) in world.bodies() {
         let color = body_color(body.kind(), body.is_awake());
-        let xf = body.transform();
-        let mut reach: f32 = 0.0;
-        let center = body.center();
-        let axis = xf.q.x_axis();
-        for &shape in body.shapes() {
-            let Some(shape) = world.shape(shape) else {
-                continue;
-            };
-            draw_geometry(d, shape.geometry(), &xf, color);
-            reach = reach.max(support(shape.geometry(), &xf, center, axis));
-        }
-        // The angle line, unless the body is too small on screen to show it.
-        if body.kind() != BodyKind::Static && reach * ppm > ANGLE_LINE_MIN_PIXELS {
-            d.line_px(center, center + reach * axis, color, 1.5);
+        let line = draw_body(world, body, d, color, ppm);
+        if let Some((from, to)) = line.filter(|_| body.kind() != BodyKind::Static) {
+            d.line_px(from, to, color, 1.5);
         }
     }
 }
@@ -621,14 +612,8 @@ fn draw_bodies(world: &World, d: &mut MacroquadDraw) {
 /// The static bodies of `world`, solid in their colour (compare mode draws them once).
 fn draw_statics(world: &World, d: &mut MacroquadDraw) {
     for (_, body) in world.bodies() {
-        if body.kind() != BodyKind::Static {
-            continue;
-        }
-        let xf = body.transform();
-        for &shape in body.shapes() {
-            if let Some(shape) = world.shape(shape) {
-                draw_geometry(d, shape.geometry(), &xf, body_color(body.kind(), true));
-            }
+        if body.kind() == BodyKind::Static {
+            draw_body(world, body, d, body_color(body.kind(), true), 0.0);
         }
     }
 }
@@ -641,21 +626,34 @@ fn draw_moving_outlines(world: &World, d: &mut dyn DebugDraw, pixels_per_metre: 
             continue;
         }
         let color = body_color(body.kind(), body.is_awake());
-        let xf = body.transform();
-        let mut reach: f32 = 0.0;
-        let center = body.center();
-        let axis = xf.q.x_axis();
-        for &shape in body.shapes() {
-            let Some(shape) = world.shape(shape) else {
-                continue;
-            };
-            draw_geometry(d, shape.geometry(), &xf, color);
-            reach = reach.max(support(shape.geometry(), &xf, center, axis));
-        }
-        if reach * pixels_per_metre > ANGLE_LINE_MIN_PIXELS {
-            d.draw_segment(center, center + reach * axis, color);
+        if let Some((from, to)) = draw_body(world, body, d, color, pixels_per_metre) {
+            d.draw_segment(from, to, color);
         }
     }
+}
+
+/// Draw the shapes of `body` in `color`; return its angle line (from the centre of mass
+/// along the body's x axis, as far as its shapes reach), unless that is shorter than
+/// `ANGLE_LINE_MIN_PIXELS` at `pixels_per_metre`.
+fn draw_body(
+    world: &World,
+    body: &Body,
+    d: &mut dyn DebugDraw,
+    color: Color,
+    pixels_per_metre: f32,
+) -> Option<(Vec2, Vec2)> {
+    let xf = body.transform();
+    let mut reach: f32 = 0.0;
+    let center = body.center();
+    let axis = xf.q.x_axis();
+    for &shape in body.shapes() {
+        let Some(shape) = world.shape(shape) else {
+            continue;
+        };
+        draw_geometry(d, shape.geometry(), &xf, color);
+        reach = reach.max(support(shape.geometry(), &xf, center, axis));
+    }
+    (reach * pixels_per_metre > ANGLE_LINE_MIN_PIXELS).then(|| (center, center + reach * axis))
 }
 
 /// How far `geometry` (at `xf`) reaches from `center` along `axis`.

@@ -530,14 +530,13 @@ impl Testbed {
     /// Rebuild the running scene from its last good file in every world, keeping each
     /// world's current solver settings.
     pub fn restart(&mut self) {
-        let settings: Vec<SolverSettings> = self
-            .lab
-            .live
-            .sessions
-            .iter()
-            .map(|s| *s.world.settings())
-            .collect();
-        self.restart_with(settings);
+        self.restart_with(self.live_settings());
+    }
+
+    /// The solver settings of every live world, in order.
+    fn live_settings(&self) -> Vec<SolverSettings> {
+        let sessions = &self.lab.live.sessions;
+        sessions.iter().map(|s| *s.world.settings()).collect()
     }
 
     fn restart_with(&mut self, settings: Vec<SolverSettings>) {
@@ -576,13 +575,7 @@ impl Testbed {
         if self.lab.live.sessions.len() >= MAX_WORLDS {
             return;
         }
-        let mut settings: Vec<SolverSettings> = self
-            .lab
-            .live
-            .sessions
-            .iter()
-            .map(|s| *s.world.settings())
-            .collect();
+        let mut settings = self.live_settings();
         settings.push(match preset {
             Preset::Copy => settings[self.lab.focus.min(settings.len() - 1)],
             ref p => p.settings(&self.scene.settings),
@@ -597,13 +590,7 @@ impl Testbed {
         if self.lab.live.sessions.len() <= 1 || i >= self.lab.live.sessions.len() {
             return;
         }
-        let mut settings: Vec<SolverSettings> = self
-            .lab
-            .live
-            .sessions
-            .iter()
-            .map(|s| *s.world.settings())
-            .collect();
+        let mut settings = self.live_settings();
         settings.remove(i);
         self.lab.presets.remove(i);
         if self.lab.focus >= i && self.lab.focus > 0 {
