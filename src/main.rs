@@ -182,7 +182,7 @@ fn main() -> ExitCode {
         Some(Command::Bench { files, steps }) => commands::bench(&files, steps, &mut out, &mut err),
         Some(Command::Verdicts) => {
             let table = impulse::verdicts::table(&impulse::verdicts::scenes_dir(), |what| {
-                let _ = writeln!(err, "running {what}");
+                let _ = writeln!(err, "running {}", impulse::files::escape(what));
             });
             let _ = write!(out, "{table}");
             0

@@ -14,6 +14,7 @@ use super::preferences::{Stepping, MAX_STEPS_PER_FRAME, TIME_SCALE_RANGE};
 use super::probe::{color32, Pick, Quantity};
 use super::rewind::REWIND_SECONDS;
 use super::testbed::{FrameInfo, Request, Testbed};
+use crate::files::escape;
 use crate::lab::compare::MAX_WORLDS;
 use crate::physics::{SolverKind, SolverSettings};
 
@@ -44,19 +45,19 @@ impl Testbed {
     /// The physics sections of the side panel.
     pub fn ui(&mut self, ui: &mut egui::Ui, frame: &FrameInfo) {
         for notice in &self.scene.notices {
-            ui.label(RichText::new(notice).color(NOTICE_COLOR));
+            ui.label(RichText::new(escape(notice)).color(NOTICE_COLOR));
         }
         if !self.scene.errors.is_empty() {
             ui.label(
                 RichText::new(format!(
                     "The scene file has errors; still running: {}",
-                    self.scene.info.name
+                    escape(&self.scene.info.name)
                 ))
                 .color(ERROR_COLOR)
                 .strong(),
             );
             for e in &self.scene.errors {
-                ui.label(RichText::new(e).color(ERROR_COLOR).monospace());
+                ui.label(RichText::new(escape(e)).color(ERROR_COLOR).monospace());
             }
         }
         let mut sections = self.view.sections;
@@ -104,8 +105,8 @@ impl Testbed {
                             continue;
                         }
                         let response = ui
-                            .selectable_label(current == Some(i), &entry.name)
-                            .on_hover_text(entry.path.display().to_string());
+                            .selectable_label(current == Some(i), escape(&entry.name))
+                            .on_hover_text(escape(&entry.path));
                         if response.clicked() {
                             open = Some(entry.path.clone());
                         }
@@ -123,13 +124,13 @@ impl Testbed {
                 self.input.requests.push(Request::Neighbour(1));
             }
         });
-        ui.label(RichText::new(&self.scene.info.name).strong());
+        ui.label(RichText::new(escape(&self.scene.info.name)).strong());
         if !self.scene.info.description.is_empty() {
             ui.label(&self.scene.info.description);
         }
         if let Some(path) = &self.scene.path {
             ui.label(
-                RichText::new(format!("{} (reloaded when it changes)", path.display()))
+                RichText::new(format!("{} (reloaded when it changes)", escape(path)))
                     .small()
                     .weak(),
             );
@@ -328,10 +329,11 @@ impl Testbed {
             let name = match pick {
                 Pick::Body(h) => world
                     .body(h)
-                    .map(|b| format!("body {}", b.name().unwrap_or("(unnamed)"))),
-                Pick::Joint(h) => world
-                    .joint(h)
-                    .map(|j| format!("{} joint {}", j.kind().type_name(), j.name().unwrap_or(""))),
+                    .map(|b| format!("body {}", escape(b.name().unwrap_or("(unnamed)")))),
+                Pick::Joint(h) => world.joint(h).map(|j| {
+                    let name = escape(j.name().unwrap_or(""));
+                    format!("{} joint {name}", j.kind().type_name())
+                }),
             };
             let mut quantity = self.lab.probe.quantity;
             ui.horizontal_wrapped(|ui| {
