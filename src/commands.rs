@@ -1,6 +1,7 @@
 //! The testbed's headless commands (`list`, `check`, `run`, `bench`) as plain functions of
 //! parsed options and writers, so tests call them directly. The command line (clap) lives in
-//! `main.rs`; nothing here parses arguments or touches a window.
+//! `main.rs` (`RunOptions` derives its arguments there); nothing here parses arguments or
+//! touches a window.
 //!
 //! Every function returns the process exit code: 0 on success, 1 when a file or an argument
 //! is bad (with the reason written to `err`). None of them panics on user input. Names, paths
@@ -22,15 +23,23 @@ use crate::scene::catalog::{self, CATALOG};
 use crate::scene::export::{self, SceneMeta};
 use crate::scene::{self, SceneErrors, SceneFile, SettingsFile};
 
-/// Options of `testbed run`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Options of `testbed run` (the command line's own: the doc comments are its help).
+#[derive(Clone, Debug, Default, PartialEq, clap::Args)]
 pub struct RunOptions {
     pub file: PathBuf,
+    #[arg(long)]
     pub steps: u64,
-    /// `key=value` overrides of the settings, value in RON.
+    /// Override a setting: key=value, value in RON (gravity=(0,-9.8), solver=SoftStep).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// One JSON object instead of the text summary.
+    #[arg(long)]
     pub json: bool,
+    /// CSV of every named body at every step.
+    #[arg(long, value_name = "OUT.csv")]
     pub trace: Option<PathBuf>,
+    /// Write the final world as an exact scene file.
+    #[arg(long, value_name = "OUT.ron")]
     pub export: Option<PathBuf>,
 }
 

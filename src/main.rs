@@ -109,23 +109,7 @@ enum Command {
         files: Vec<PathBuf>,
     },
     /// Step a scene without a window and report the final state.
-    Run {
-        file: PathBuf,
-        #[arg(long)]
-        steps: u64,
-        /// Override a setting: key=value, value in RON (gravity=(0,-9.8), solver=SoftStep).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
-        /// One JSON object instead of the text summary.
-        #[arg(long)]
-        json: bool,
-        /// CSV of every named body at every step.
-        #[arg(long, value_name = "OUT.csv")]
-        trace: Option<PathBuf>,
-        /// Write the final world as an exact scene file.
-        #[arg(long, value_name = "OUT.ron")]
-        export: Option<PathBuf>,
-    },
+    Run(commands::RunOptions),
     /// Median and p95 step times (every Benchmark scene when no file is given).
     Bench {
         files: Vec<PathBuf>,
@@ -161,24 +145,7 @@ fn main() -> ExitCode {
         }
         Some(Command::List) => commands::list(&mut out, &mut err),
         Some(Command::Check { files }) => commands::check(&files, &mut err),
-        Some(Command::Run {
-            file,
-            steps,
-            sets,
-            json,
-            trace,
-            export,
-        }) => {
-            let options = commands::RunOptions {
-                file,
-                steps,
-                sets,
-                json,
-                trace,
-                export,
-            };
-            commands::run(&options, &mut out, &mut err)
-        }
+        Some(Command::Run(options)) => commands::run(&options, &mut out, &mut err),
         Some(Command::Bench { files, steps }) => commands::bench(&files, steps, &mut out, &mut err),
         Some(Command::Verdicts) => {
             let table = impulse::verdicts::table(&impulse::verdicts::scenes_dir(), |what| {
@@ -223,7 +190,10 @@ mod tests {
         assert!(Cli::try_parse_from(["testbed", "--compare", "classic,nonsense"]).is_err());
         assert!(Cli::try_parse_from(["testbed", "--frames", "3", "list"]).is_err());
         let cli = Cli::try_parse_from(["testbed", "run", "a.ron", "--steps", "9"]).unwrap();
-        assert!(matches!(cli.command, Some(Command::Run { steps: 9, .. })));
+        assert!(matches!(
+            cli.command,
+            Some(Command::Run(commands::RunOptions { steps: 9, .. }))
+        ));
         assert!(
             Cli::try_parse_from(["testbed", "check"]).is_err(),
             "check needs files"
