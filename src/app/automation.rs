@@ -120,6 +120,7 @@ impl Automation {
     /// The automation of `options`, as the loop starts (`--catalog-smoke` opens its first
     /// scene, the empty world).
     pub fn new(options: AppOptions, testbed: &mut Testbed) -> Automation {
+        let (started, last_frame) = (Instant::now(), Instant::now());
         let mut smoke = options
             .catalog_smoke
             .as_deref()
@@ -130,8 +131,8 @@ impl Automation {
         Automation {
             options,
             smoke,
-            started: Instant::now(),
-            last_frame: Instant::now(),
+            started,
+            last_frame,
             exit_code: 0,
         }
     }
