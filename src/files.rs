@@ -120,8 +120,9 @@ pub fn escape(text: impl AsRef<OsStr>) -> String {
 }
 
 /// An error if `path` exists and is anything but a regular file (a symbolic link is refused
-/// even when it points at one: the rename would replace the link, not its target).
-fn refuse_special(path: &Path) -> io::Result<()> {
+/// even when it points at one: the rename would replace the link, not its target). The
+/// writers check this themselves; call it to refuse a path early.
+pub fn refuse_special(path: &Path) -> io::Result<()> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),

@@ -915,6 +915,17 @@ fn bad_arguments_exit_2_and_no_display_exits_1() {
     // An unreadable scene is refused before any window opens.
     let out = run(&["--scene", "/no/such/scene.ron", "--frames", "1"]);
     assert_eq!(out.status.code(), Some(1));
+    // So is an output that is not a regular file (issue 15, Files): the device stays.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let out = run(&["--frames", "1", "--screenshot", "/dev/null"]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("/dev/null") && err.contains("device"), "{err}");
+        let kind = std::fs::symlink_metadata("/dev/null").unwrap().file_type();
+        assert!(kind.is_char_device());
+    }
 }
 
 /// The `"hash"` strings of the `worlds` array of a state dump, in order.

@@ -23,7 +23,7 @@ use super::report::{to_json_line, CameraReport, LayoutReport, WindowReport};
 use super::screenshot::save_screen;
 use super::testbed::{Key, Testbed};
 use super::window::AppOptions;
-use crate::files::{escape, write_atomic};
+use crate::files::{escape, refuse_special, write_atomic};
 use crate::physics::Vec2;
 use crate::scene::catalog;
 
@@ -32,16 +32,9 @@ pub const SMOKE_FRAMES: u64 = 60;
 /// How often `--layout-out` is rewritten, in frames.
 const LAYOUT_EVERY: u64 = 10;
 
-/// Refuse early what would fail late: no display, or output folders that do not exist.
+/// Refuse early what would fail late: output files that are not regular files (a device, a
+/// folder, a link) or whose folders do not exist, or no display.
 pub fn check_environment(options: &AppOptions) -> Result<(), String> {
-    #[cfg(all(unix, not(target_os = "macos"), not(target_os = "android")))]
-    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
-        return Err(
-            "no display (DISPLAY is not set); run under `xvfb-run -a` for a headless \
-                    window"
-                .to_owned(),
-        );
-    }
     for path in [
         &options.screenshot,
         &options.dump_state,
@@ -50,6 +43,7 @@ pub fn check_environment(options: &AppOptions) -> Result<(), String> {
     .into_iter()
     .flatten()
     {
+        refuse_special(path).map_err(|e| format!("cannot write {e}"))?;
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
@@ -61,6 +55,14 @@ pub fn check_environment(options: &AppOptions) -> Result<(), String> {
                 escape(parent)
             ));
         }
+    }
+    #[cfg(all(unix, not(target_os = "macos"), not(target_os = "android")))]
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        return Err(
+            "no display (DISPLAY is not set); run under `xvfb-run -a` for a headless \
+                    window"
+                .to_owned(),
+        );
     }
     if let Some(dir) = &options.catalog_smoke {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", escape(dir)))?;
