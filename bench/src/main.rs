@@ -691,14 +691,21 @@ fn main() {
     };
 
     let mut md = String::new();
+    let timing = if options.scenes.is_empty() && !options.scaling {
+        // `--verdicts` alone: each scene's own settings, one run, no timing.
+        String::new()
+    } else {
+        format!(
+            "Repeats: {}, steps scale: {}. dt 1/60, 4 sub-steps, sleeping off. ",
+            options.repeats, options.steps_scale
+        )
+    };
     let _ = writeln!(
         md,
         "## impulse-bench\n\nCPU: {} ({} hardware threads available; every engine runs on 1). \
-         Repeats: {}, steps scale: {}. dt 1/60, 4 sub-steps, sleeping off. {}\n",
+         {timing}{}\n",
         cpu_model(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
-        options.repeats,
-        options.steps_scale,
         box2d_build_note()
     );
 
