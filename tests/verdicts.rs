@@ -1,5 +1,6 @@
-//! The hard scenes: the soft step must pass every one of them (issue 6). The classic
-//! solver's verdicts are recorded by `testbed verdicts`, not asserted here.
+//! The hard scenes (every catalog scene with a `verdict`): the soft step must pass every one
+//! of them (issue 6). The classic solver's verdicts are recorded by `testbed verdicts`, not
+//! asserted here.
 
 use impulse::verdicts::{configurations, hard_scenes, judge, scenes_dir};
 
@@ -11,7 +12,10 @@ fn soft_step_passes_every_hard_scene() {
         .expect("soft step column");
     let dir = scenes_dir();
     let mut failures = Vec::new();
-    for scene in hard_scenes() {
+    let scenes = hard_scenes().expect("the scene library loads");
+    // The library's 22 hard scenes (issue 11): a verdict dropped from a file is caught here.
+    assert!(scenes.len() >= 22, "only {} hard scenes", scenes.len());
+    for scene in scenes {
         match judge(&scene, &soft, &dir) {
             Ok(v) => {
                 println!("{:<40} {}", scene.label, v.cell());
@@ -27,4 +31,56 @@ fn soft_step_passes_every_hard_scene() {
         "soft step fails:\n{}",
         failures.join("\n")
     );
+}
+
+/// The `verdict` field is checked like every other field: each bad value is reported with the
+/// file and the field, and nothing loads.
+#[test]
+fn bad_verdict_fields_are_reported_with_their_place() {
+    let text = r#"Scene(
+        bodies: [(name: "box", position: (0, 1))],
+        verdict: (label: "", criterion: JointGapThroughout(max_gap: -1.0), soft_substeps: 0,
+                  pyramid_base: 40),
+    )"#;
+    let errors = impulse::scene::load_str(text, "bad.ron")
+        .err()
+        .expect("a bad verdict is refused")
+        .to_string();
+    for expected in [
+        "bad.ron: verdict: label: must not be empty",
+        "bad.ron: verdict: criterion.max_gap: must be a finite number above zero",
+        "bad.ron: verdict: soft_substeps: must be 1 to 64, got 0",
+        "bad.ron: verdict: pyramid_base: the scene has no Pyramid generator",
+    ] {
+        assert!(
+            errors.contains(expected),
+            "missing {expected:?} in:\n{errors}"
+        );
+    }
+}
+
+#[test]
+fn unknown_verdict_criterion_field_is_a_located_syntax_error() {
+    let text = "Scene(\n    verdict: (label: \"x\", criterion: Stands(max_mov: 0.1)),\n)";
+    let error = impulse::scene::load_str(text, "typo.ron")
+        .err()
+        .expect("a typo is refused")
+        .to_string();
+    assert!(error.starts_with("typo.ron:2:"), "{error}");
+    assert!(error.contains("max_mov"), "{error}");
+}
+
+#[test]
+fn a_good_verdict_loads_with_its_defaults() {
+    let text = r#"Scene(
+        bodies: [(name: "box", position: (0, 1), shapes: [(shape: Box(half_width: 0.5, half_height: 0.5))])],
+        verdict: (label: "one box", criterion: Stands(max_move: 0.1)),
+    )"#;
+    let scene = impulse::scene::parse(text, "good.ron").expect("parses");
+    let verdict = scene.verdict.clone().expect("has a verdict");
+    assert_eq!(verdict.soft_substeps, 4);
+    assert_eq!(verdict.pyramid_base, None);
+    if let Err(e) = impulse::scene::build::build(&scene, "good.ron") {
+        panic!("a good verdict is refused: {e}");
+    }
 }

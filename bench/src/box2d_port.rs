@@ -6,16 +6,20 @@
 //! worker (no threads). Continuous collision stays on, as in Box2D's own benchmark.
 
 use boxdd::{
-    shapes, BodyBuilder, BodyId, BodyType, Filter, Foundation, Position, ShapeDef, SurfaceMaterial,
-    Transform, Vec2, WorkerCount, World, WorldBuilder,
+    shapes, BodyBuilder, BodyId, BodyType, ConstraintTuning, Filter, Foundation, JointId, Position,
+    ShapeDef, SurfaceMaterial, Transform, Vec2, WorkerCount, World, WorldBuilder,
 };
 
-use crate::scenes::{self, FilterSpec, SceneSpec, ShapeSpec};
+use crate::scenes::{FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec};
 use crate::{BuildError, Sim};
 
 pub struct Box2dSim {
     world: World,
     bodies: Vec<BodyId>,
+    dt: f32,
+    substeps: i32,
+    /// The scene's joints with their anchors in the bodies' frames, for the verdicts' gaps.
+    joints: Vec<(JointSpec, crate::verdict_port::LocalJoint)>,
 }
 
 fn fail(e: boxdd::Error) -> BuildError {
@@ -35,24 +39,25 @@ fn filter(f: FilterSpec) -> Filter {
     }
 }
 
+fn v2(p: [f32; 2]) -> Vec2 {
+    Vec2::new(p[0], p[1])
+}
+
 pub fn build(spec: &SceneSpec) -> Result<Box2dSim, BuildError> {
+    let settings = spec.world;
     let foundation = Foundation::initialize_default().map_err(fail)?;
     let def = WorldBuilder::from(foundation.world_def())
-        .gravity(Vec2::new(scenes::GRAVITY[0], scenes::GRAVITY[1]))
-        .contact_hertz(scenes::CONTACT_HERTZ)
-        .contact_damping_ratio(scenes::CONTACT_DAMPING_RATIO)
-        .contact_speed(scenes::CONTACT_PUSH_MAX_VELOCITY)
+        .gravity(v2(settings.gravity))
+        .contact_hertz(settings.contact_hertz)
+        .contact_damping_ratio(settings.contact_damping_ratio)
+        .contact_speed(settings.contact_push_max_velocity)
+        .restitution_threshold(settings.restitution_threshold)
         .enable_sleep(false)
         .worker_count(WorkerCount::new(1).map_err(fail)?)
         .build()
         .map_err(fail)?;
     let mut world = foundation.create_world(def).map_err(fail)?;
     world.enable_warm_starting(true).map_err(fail)?;
-
-    let material = SurfaceMaterial::new()
-        .with_friction(scenes::FRICTION)
-        .and_then(|m| m.with_restitution(scenes::RESTITUTION))
-        .map_err(fail)?;
 
     let mut bodies = Vec::with_capacity(spec.bodies.len());
     for b in &spec.bodies {
@@ -63,36 +68,55 @@ pub fn build(spec: &SceneSpec) -> Result<Box2dSim, BuildError> {
                 BodyType::Static
             })
             .position(Position::new(b.position[0], b.position[1]))
+            .angle(b.angle)
+            .linear_velocity(v2(b.linear_velocity))
+            .angular_velocity(b.angular_velocity)
+            .linear_damping(b.linear_damping)
+            .angular_damping(b.angular_damping)
+            .gravity_scale(b.gravity_scale)
             .enable_sleep(false)
             .build()
             .map_err(fail)?;
         let id = world.create_body(body_def).map_err(fail)?;
-        let shape_def = ShapeDef::builder()
-            .density(b.density)
-            .material(material)
-            .filter(filter(b.filter))
-            .build()
-            .map_err(fail)?;
         let mut body = world.body(id).map_err(fail)?;
-        for s in &b.shapes {
-            match *s {
-                ShapeSpec::Box { half, center } => {
+        for shape in &b.shapes {
+            let material = SurfaceMaterial::new()
+                .with_friction(shape.friction)
+                .and_then(|m| m.with_restitution(shape.restitution))
+                .map_err(fail)?;
+            let shape_def = ShapeDef::builder()
+                .density(shape.density)
+                .material(material)
+                .filter(filter(shape.filter))
+                .build()
+                .map_err(fail)?;
+            match &shape.geometry {
+                &ShapeSpec::Box { half, center } => {
                     let polygon = if center == [0.0, 0.0] {
                         shapes::box_polygon(half[0], half[1])
                     } else {
-                        Transform::from_pos_angle(Vec2::new(center[0], center[1]), 0.0)
+                        Transform::from_pos_angle(v2(center), 0.0)
                             .and_then(|xf| shapes::offset_box_polygon(half[0], half[1], xf))
                     }
                     .map_err(fail)?;
                     body.create_polygon(&shape_def, &polygon).map_err(fail)?;
                 }
-                ShapeSpec::Circle { radius } => {
-                    let circle = shapes::circle(Vec2::new(0.0, 0.0), radius).map_err(fail)?;
+                ShapeSpec::Polygon { vertices, radius } => {
+                    let polygon =
+                        shapes::polygon_from_points(vertices.iter().map(|&p| v2(p)), *radius)
+                            .map_err(fail)?;
+                    body.create_polygon(&shape_def, &polygon).map_err(fail)?;
+                }
+                &ShapeSpec::Circle { center, radius } => {
+                    let circle = shapes::circle(v2(center), radius).map_err(fail)?;
                     body.create_circle(&shape_def, &circle).map_err(fail)?;
                 }
-                ShapeSpec::Segment { a, b } => {
-                    let segment = shapes::segment(Vec2::new(a[0], a[1]), Vec2::new(b[0], b[1]))
-                        .map_err(fail)?;
+                &ShapeSpec::Capsule { a, b, radius } => {
+                    let capsule = shapes::capsule(v2(a), v2(b), radius).map_err(fail)?;
+                    body.create_capsule(&shape_def, &capsule).map_err(fail)?;
+                }
+                &ShapeSpec::Segment { a, b } => {
+                    let segment = shapes::segment(v2(a), v2(b)).map_err(fail)?;
                     body.create_segment(&shape_def, &segment).map_err(fail)?;
                 }
             }
@@ -100,26 +124,57 @@ pub fn build(spec: &SceneSpec) -> Result<Box2dSim, BuildError> {
         bodies.push(id);
     }
 
-    // Joints: the default joint tuning is already 60 Hz, damping ratio 2.
+    // Joints: constraint softness set to the scene's (Box2D's default is 60 Hz, ratio 2).
+    let tuning =
+        ConstraintTuning::new(settings.joint_hertz, settings.joint_damping_ratio).map_err(fail)?;
+    let mut joints = Vec::with_capacity(spec.joints.len());
     for j in &spec.joints {
-        let mut builder = world
-            .revolute(bodies[j.body_a], bodies[j.body_b])
-            .anchor_world(Position::new(j.anchor[0], j.anchor[1]))
-            .collide_connected(false);
-        if let Some(m) = j.motor {
-            builder = builder.motor(m.max_torque, m.speed);
-        }
-        builder.build().map_err(fail)?;
+        let (a, b) = (bodies[j.body_a], bodies[j.body_b]);
+        let id: JointId = match j.kind {
+            JointKindSpec::Revolute { motor, limit } => {
+                let mut builder = world
+                    .revolute(a, b)
+                    .anchor_world(Position::new(j.anchor[0], j.anchor[1]))
+                    .collide_connected(j.collide_connected);
+                if let Some(m) = motor {
+                    builder = builder.motor(m.max_torque, m.speed);
+                }
+                if let Some((lower, upper)) = limit {
+                    builder = builder.limit(lower, upper);
+                }
+                builder.build().map_err(fail)?
+            }
+            JointKindSpec::Prismatic { axis, limit } => {
+                let anchor = Position::new(j.anchor[0], j.anchor[1]);
+                let mut builder = world
+                    .prismatic(a, b)
+                    .anchors_world(anchor, anchor)
+                    .axis_world(v2(axis))
+                    .collide_connected(j.collide_connected);
+                if let Some((lower, upper)) = limit {
+                    builder = builder.limit(lower, upper);
+                }
+                builder.build().map_err(fail)?
+            }
+        };
+        world
+            .joint(id)
+            .and_then(|mut joint| joint.set_constraint_tuning(tuning))
+            .map_err(fail)?;
+        joints.push((*j, crate::verdict_port::LocalJoint::new(j, &spec.bodies)));
     }
-    Ok(Box2dSim { world, bodies })
+    Ok(Box2dSim {
+        world,
+        bodies,
+        dt: settings.dt,
+        substeps: settings.substeps as i32,
+        joints,
+    })
 }
 
 impl Sim for Box2dSim {
     fn step(&mut self) {
-        let done = self
-            .world
-            .step(scenes::DT, scenes::SUBSTEPS as i32)
-            .expect("box2d step");
+        let done = self.world.step(self.dt, self.substeps).expect("box2d step");
         drop(done);
     }
 
@@ -143,7 +198,63 @@ impl Sim for Box2dSim {
     }
 }
 
+impl impulse::verdicts::Judged for Box2dSim {
+    fn step(&mut self) {
+        Sim::step(self);
+    }
+
+    fn body(&mut self, index: usize) -> impulse::verdicts::BodyReading {
+        let reading = self.world.body(self.bodies[index]).and_then(|b| {
+            let p = b.position()?;
+            let v = b.linear_velocity()?;
+            let q = b.rotation()?;
+            Ok(crate::verdict_port::reading(
+                [p.x, p.y],
+                q.angle(),
+                [v.x, v.y],
+            ))
+        });
+        reading.unwrap_or(crate::verdict_port::NAN_READING)
+    }
+
+    fn joint_gap(&mut self) -> f32 {
+        let mut gap: f32 = 0.0;
+        for k in 0..self.joints.len() {
+            let (spec, local) = self.joints[k];
+            let a = self.pose(spec.body_a);
+            let b = self.pose(spec.body_b);
+            gap = gap.max(local.gap(&spec, a, b));
+        }
+        gap
+    }
+
+    fn max_overlap(&mut self) -> f32 {
+        let mut overlap: f32 = 0.0;
+        for &id in &self.bodies {
+            let Ok(body) = self.world.body(id) else {
+                continue;
+            };
+            for c in body.contact_data().unwrap_or_default() {
+                for p in c.manifold.points() {
+                    overlap = overlap.max(-p.separation);
+                }
+            }
+        }
+        overlap
+    }
+}
+
 impl Box2dSim {
+    /// Body `index`'s origin and angle.
+    fn pose(&mut self, index: usize) -> crate::verdict_port::Pose {
+        use impulse::verdicts::Judged;
+        let r = self.body(index);
+        crate::verdict_port::Pose {
+            position: [r.position.x, r.position.y],
+            angle: r.angle,
+        }
+    }
+
     /// Box2D's contact records: every shape pair whose fat boxes overlap, touching or not.
     pub fn pair_records(&self) -> usize {
         self.world

@@ -1,11 +1,11 @@
 //! Impulse: the scenes built through the public API of the `impulse` crate.
 
 use impulse::physics::{
-    BodyDef, BodyHandle, BodyKind, Circle, Filter, Geometry, Polygon, Segment, ShapeDef,
+    BodyDef, BodyHandle, BodyKind, Capsule, Circle, Filter, Geometry, Polygon, Segment, ShapeDef,
     SolverKind, SolverSettings, Vec2, World,
 };
 
-use crate::scenes::{self, FilterSpec, JointSpec, SceneSpec, ShapeSpec};
+use crate::scenes::{self, FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec};
 use crate::{BuildError, Sim};
 
 /// Which of Impulse's solvers runs.
@@ -17,7 +17,8 @@ pub enum Solver {
     Classic,
 }
 
-/// The settings of the benchmark: the same numbers as the Box2D and Rapier ports.
+/// The settings of the benchmark: the same numbers as the Box2D and Rapier ports (the
+/// benchmark scenes only: the verdict table runs Impulse's own scene files).
 pub fn settings(solver: Solver) -> SolverSettings {
     let common = SolverSettings {
         gravity: Vec2::from_array(scenes::GRAVITY),
@@ -84,12 +85,21 @@ fn filter(f: FilterSpec) -> Filter {
 }
 
 fn geometry(shape: &ShapeSpec) -> Result<Geometry, impulse::physics::PhysicsError> {
-    Ok(match *shape {
-        ShapeSpec::Box { half, center } => {
+    Ok(match shape {
+        &ShapeSpec::Box { half, center } => {
             Geometry::Polygon(Polygon::new_offset_box(half[0], half[1], v(center), 0.0)?)
         }
-        ShapeSpec::Circle { radius } => Geometry::Circle(Circle::new(Vec2::ZERO, radius)?),
-        ShapeSpec::Segment { a, b } => Geometry::Segment(Segment::new(v(a), v(b))?),
+        ShapeSpec::Polygon { vertices, radius } => {
+            let points: Vec<Vec2> = vertices.iter().map(|&p| v(p)).collect();
+            let mut polygon = Polygon::new(&points)?;
+            polygon.radius = *radius;
+            Geometry::Polygon(polygon)
+        }
+        &ShapeSpec::Circle { center, radius } => Geometry::Circle(Circle::new(v(center), radius)?),
+        &ShapeSpec::Capsule { a, b, radius } => {
+            Geometry::Capsule(Capsule::new(v(a), v(b), radius)?)
+        }
+        &ShapeSpec::Segment { a, b } => Geometry::Segment(Segment::new(v(a), v(b))?),
     })
 }
 
@@ -104,20 +114,26 @@ pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError>
             BodyKind::Static
         };
         let mut def = BodyDef::new(kind, v(b.position));
+        def.angle = b.angle;
+        def.linear_velocity = v(b.linear_velocity);
+        def.angular_velocity = b.angular_velocity;
+        def.linear_damping = b.linear_damping;
+        def.angular_damping = b.angular_damping;
+        def.gravity_scale = b.gravity_scale;
         def.enable_sleep = false;
         let handle = world.create_body(&def).map_err(err)?;
         for s in &b.shapes {
-            let mut shape = ShapeDef::new(geometry(s).map_err(err)?)
-                .density(b.density)
-                .friction(scenes::FRICTION)
-                .restitution(scenes::RESTITUTION);
-            shape.filter = filter(b.filter);
+            let mut shape = ShapeDef::new(geometry(&s.geometry).map_err(err)?)
+                .density(s.density)
+                .friction(s.friction)
+                .restitution(s.restitution);
+            shape.filter = filter(s.filter);
             world.create_shape(handle, &shape).map_err(err)?;
         }
         bodies.push(handle);
     }
     for j in &spec.joints {
-        create_revolute(&mut world, bodies[j.body_a], bodies[j.body_b], j)?;
+        create_joint(&mut world, bodies[j.body_a], bodies[j.body_b], j)?;
     }
     Ok(ImpulseSim {
         world,
@@ -126,25 +142,49 @@ pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError>
     })
 }
 
-/// Impulse's revolute joint, with the motor when the spec has one.
-fn create_revolute(
+/// Impulse's joint for the spec: revolute (with its motor and limit) or prismatic.
+fn create_joint(
     world: &mut World,
     body_a: BodyHandle,
     body_b: BodyHandle,
     j: &JointSpec,
 ) -> Result<(), BuildError> {
-    use impulse::physics::joint::{JointDef, RevoluteJointDef};
-    let mut def = RevoluteJointDef {
-        anchor: v(j.anchor),
-        ..Default::default()
-    };
-    if let Some(m) = j.motor {
-        def.enable_motor = true;
-        def.motor_speed = m.speed;
-        def.max_motor_torque = m.max_torque;
+    use impulse::physics::joint::{JointDef, PrismaticJointDef, RevoluteJointDef};
+    let def = match j.kind {
+        JointKindSpec::Revolute { motor, limit } => {
+            let mut def = RevoluteJointDef {
+                anchor: v(j.anchor),
+                ..Default::default()
+            };
+            if let Some(m) = motor {
+                def.enable_motor = true;
+                def.motor_speed = m.speed;
+                def.max_motor_torque = m.max_torque;
+            }
+            if let Some((lower, upper)) = limit {
+                def.enable_limit = true;
+                def.lower_angle = lower;
+                def.upper_angle = upper;
+            }
+            JointDef::new(body_a, body_b, def)
+        }
+        JointKindSpec::Prismatic { axis, limit } => {
+            let mut def = PrismaticJointDef {
+                anchor: v(j.anchor),
+                axis: v(axis),
+                ..Default::default()
+            };
+            if let Some((lower, upper)) = limit {
+                def.enable_limit = true;
+                def.lower_translation = lower;
+                def.upper_translation = upper;
+            }
+            JointDef::new(body_a, body_b, def)
+        }
     }
+    .collide_connected(j.collide_connected);
     world
-        .create_joint(&JointDef::new(body_a, body_b, def))
+        .create_joint(&def)
         .map(|_| ())
         .map_err(|e| BuildError::Failed(e.to_string()))
 }

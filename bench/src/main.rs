@@ -3,7 +3,11 @@
 //! ```text
 //! cargo run --release -p impulse-bench -- [--scene NAME]... [--repeats R] [--steps-scale F]
 //!                                         [--scaling] [--markdown OUT.md]
+//! cargo run --release -p impulse-bench -- --verdicts [--verdict-scene LABEL]... [--markdown OUT.md]
 //! ```
+//!
+//! `--verdicts` prints the hard-scene verdict table with peers (`verdict_port.rs`): every
+//! scene of `testbed verdicts` judged in Impulse's soft step, Box2D v3 and Rapier.
 //!
 //! Every scene is described once (`scenes.rs`) and built by each port (`impulse_port.rs`,
 //! `box2d_port.rs`, `rapier_port.rs`). The engines run interleaved (Impulse, Impulse classic,
@@ -15,6 +19,7 @@ mod box2d_port;
 mod impulse_port;
 mod rapier_port;
 mod scenes;
+mod verdict_port;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
@@ -503,13 +508,17 @@ struct Options {
     repeats: usize,
     steps_scale: f64,
     scaling: bool,
+    verdicts: bool,
+    verdict_scenes: Vec<String>,
     markdown: Option<String>,
 }
 
 const USAGE: &str = "usage: impulse-bench [--scene NAME]... [--engine NAME]... [--repeats R] \
-[--steps-scale F] [--scaling] [--counts] [--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
+[--steps-scale F] [--scaling] [--counts] [--verdicts [--verdict-scene LABEL]...] \
+[--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
 joint_grid tumbler (default: all; with --scaling alone, none)\n  engines: impulse classic box2d \
-rapier (default: all; memory is measured for all)";
+rapier (default: all; memory is measured for all)\n  --verdicts: the hard-scene verdicts in \
+Impulse (soft step), Box2D v3 and Rapier; --verdict-scene keeps the rows whose label contains LABEL";
 
 fn parse_args() -> Result<Options, String> {
     let mut o = Options {
@@ -518,6 +527,8 @@ fn parse_args() -> Result<Options, String> {
         repeats: 3,
         steps_scale: 1.0,
         scaling: false,
+        verdicts: false,
+        verdict_scenes: Vec::new(),
         markdown: None,
     };
     let mut args = std::env::args().skip(1);
@@ -557,6 +568,8 @@ fn parse_args() -> Result<Options, String> {
                     .ok_or_else(|| format!("--steps-scale must be a number > 0, got '{v}'"))?;
             }
             "--scaling" => o.scaling = true,
+            "--verdicts" => o.verdicts = true,
+            "--verdict-scene" => o.verdict_scenes.push(value("--verdict-scene")?),
             "--counts" => PRINT_COUNTS.store(true, std::sync::atomic::Ordering::Relaxed),
             "--markdown" => o.markdown = Some(value("--markdown")?),
             "-h" | "--help" => return Err(String::new()),
@@ -566,7 +579,7 @@ fn parse_args() -> Result<Options, String> {
     if o.engines.is_empty() {
         o.engines = ENGINES.to_vec();
     }
-    if o.scenes.is_empty() && !o.scaling {
+    if o.scenes.is_empty() && !o.scaling && !o.verdicts {
         o.scenes = scenes::SCENE_NAMES.iter().map(|s| s.to_string()).collect();
     }
     Ok(o)
@@ -678,14 +691,21 @@ fn main() {
     };
 
     let mut md = String::new();
+    let timing = if options.scenes.is_empty() && !options.scaling {
+        // `--verdicts` alone: each scene's own settings, one run, no timing.
+        String::new()
+    } else {
+        format!(
+            "Repeats: {}, steps scale: {}. dt 1/60, 4 sub-steps, sleeping off. ",
+            options.repeats, options.steps_scale
+        )
+    };
     let _ = writeln!(
         md,
         "## impulse-bench\n\nCPU: {} ({} hardware threads available; every engine runs on 1). \
-         Repeats: {}, steps scale: {}. dt 1/60, 4 sub-steps, sleeping off. {}\n",
+         {timing}{}\n",
         cpu_model(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
-        options.repeats,
-        options.steps_scale,
         box2d_build_note()
     );
 
@@ -731,6 +751,15 @@ fn main() {
     if options.scaling {
         md.push('\n');
         md.push_str(&scaling_table(options.repeats, options.steps_scale));
+    }
+    if options.verdicts {
+        let _ = writeln!(
+            md,
+            "### Hard-scene verdicts: Impulse (soft step) and its peers, {} s each, sleep off\n",
+            impulse::verdicts::JUDGED_SECONDS
+        );
+        let dir = impulse::scene::catalog::scenes_dir();
+        md.push_str(&verdict_port::table(&dir, &options.verdict_scenes));
     }
 
     println!("{md}");

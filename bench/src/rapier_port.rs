@@ -16,13 +16,17 @@
 //! - the revolute motor is a velocity motor with a damping factor (Rapier has no rigid motor
 //!   constraint): factor 1e4 makes it nearly rigid (compliance ~2% at the sub-step).
 //!
+//! - friction mixes as sqrt(a b) (`GeometricMean`) and restitution as the larger (`Max`), as
+//!   in Impulse and Box2D (Rapier's default is the average).
+//!
 //! Left at Rapier's defaults: the 2x2 block solver (default feature), contact recycling
 //! (Box2D 3.2 recycles contacts too), CCD on (one sub-step), friction solved only in the relax
 //! pass, prediction distance 0.02 m.
 
 use rapier2d::prelude::*;
 
-use crate::scenes::{self, FilterSpec, SceneSpec, ShapeSpec};
+use crate::scenes::{FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec, WorldSpec};
+use crate::verdict_port::{self, LocalJoint, Pose};
 use crate::{BuildError, Sim};
 
 pub struct RapierSim {
@@ -39,31 +43,34 @@ pub struct RapierSim {
     params: IntegrationParameters,
     gravity: Vector,
     handles: Vec<RigidBodyHandle>,
+    /// The scene's joints with their anchors in the bodies' frames, for the verdicts' gaps.
+    joints: Vec<(JointSpec, LocalJoint)>,
 }
 
 /// Damping factor of the velocity motor (see the module docs).
 const MOTOR_FACTOR: f32 = 1.0e4;
 
-pub fn parameters() -> IntegrationParameters {
+pub fn parameters(world: &WorldSpec) -> IntegrationParameters {
     IntegrationParameters {
-        dt: scenes::DT,
-        num_solver_iterations: scenes::SUBSTEPS as usize,
+        dt: world.dt,
+        num_solver_iterations: world.substeps as usize,
         num_internal_pgs_iterations: 1,
         num_internal_stabilization_iterations: 1,
-        contact_softness: SpringCoefficients::new(
-            scenes::CONTACT_HERTZ,
-            scenes::CONTACT_DAMPING_RATIO,
-        ),
+        contact_softness: SpringCoefficients::new(world.contact_hertz, world.contact_damping_ratio),
         static_contact_softness: SpringCoefficients::new(
-            2.0 * scenes::CONTACT_HERTZ,
-            scenes::CONTACT_DAMPING_RATIO,
+            2.0 * world.contact_hertz,
+            world.contact_damping_ratio,
         ),
         warmstart_coefficient: 1.0,
         warmstart_joints: true,
-        normalized_allowed_linear_error: scenes::LINEAR_SLOP,
-        normalized_max_corrective_velocity: scenes::CONTACT_PUSH_MAX_VELOCITY,
+        normalized_allowed_linear_error: world.linear_slop,
+        normalized_max_corrective_velocity: world.contact_push_max_velocity,
         ..IntegrationParameters::default()
     }
+}
+
+fn vector(p: [f32; 2]) -> Vector {
+    Vector::new(p[0], p[1])
 }
 
 fn groups(f: FilterSpec) -> InteractionGroups {
@@ -75,6 +82,7 @@ fn groups(f: FilterSpec) -> InteractionGroups {
 }
 
 pub fn build(spec: &SceneSpec) -> Result<RapierSim, BuildError> {
+    let world = spec.world;
     let mut bodies = RigidBodySet::new();
     let mut colliders = ColliderSet::new();
     let mut impulse_joints = ImpulseJointSet::new();
@@ -85,41 +93,85 @@ pub fn build(spec: &SceneSpec) -> Result<RapierSim, BuildError> {
         } else {
             RigidBodyBuilder::fixed()
         };
-        let handle = bodies.insert(builder.translation(Vector::new(b.position[0], b.position[1])));
-        for s in &b.shapes {
-            let collider = match *s {
-                ShapeSpec::Box { half, center } => ColliderBuilder::cuboid(half[0], half[1])
-                    .translation(Vector::new(center[0], center[1])),
-                ShapeSpec::Circle { radius } => ColliderBuilder::ball(radius),
-                ShapeSpec::Segment { a, b } => {
-                    ColliderBuilder::segment(Vector::new(a[0], a[1]), Vector::new(b[0], b[1]))
+        let builder = builder
+            .translation(vector(b.position))
+            .rotation(b.angle)
+            .linvel(vector(b.linear_velocity))
+            .angvel(b.angular_velocity)
+            .linear_damping(b.linear_damping)
+            .angular_damping(b.angular_damping)
+            .gravity_scale(b.gravity_scale);
+        let handle = bodies.insert(builder);
+        for shape in &b.shapes {
+            let collider = match &shape.geometry {
+                &ShapeSpec::Box { half, center } => {
+                    ColliderBuilder::cuboid(half[0], half[1]).translation(vector(center))
                 }
+                &ShapeSpec::Circle { center, radius } => {
+                    ColliderBuilder::ball(radius).translation(vector(center))
+                }
+                ShapeSpec::Polygon { vertices, radius } => {
+                    let points: Vec<Vector> = vertices.iter().map(|&p| vector(p)).collect();
+                    let built = if *radius > 0.0 {
+                        ColliderBuilder::round_convex_hull(&points, *radius)
+                    } else {
+                        ColliderBuilder::convex_hull(&points)
+                    };
+                    built.ok_or_else(|| {
+                        BuildError::Failed(format!("rapier: no convex hull of {vertices:?}"))
+                    })?
+                }
+                &ShapeSpec::Capsule { a, b, radius } => {
+                    ColliderBuilder::capsule_from_endpoints(vector(a), vector(b), radius)
+                }
+                &ShapeSpec::Segment { a, b } => ColliderBuilder::segment(vector(a), vector(b)),
             }
-            .density(b.density)
-            .friction(scenes::FRICTION)
-            .restitution(scenes::RESTITUTION)
-            .collision_groups(groups(b.filter));
+            .density(shape.density)
+            .friction(shape.friction)
+            .friction_combine_rule(CoefficientCombineRule::GeometricMean)
+            .restitution(shape.restitution)
+            .restitution_combine_rule(CoefficientCombineRule::Max)
+            .collision_groups(groups(shape.filter));
             colliders.insert_with_parent(collider, handle, &mut bodies);
         }
         handles.push(handle);
     }
+    let softness = SpringCoefficients::new(world.joint_hertz, world.joint_damping_ratio);
+    let mut joints = Vec::with_capacity(spec.joints.len());
     for j in &spec.joints {
-        let pa = spec.bodies[j.body_a].position;
-        let pb = spec.bodies[j.body_b].position;
-        let mut joint = RevoluteJointBuilder::new()
-            .local_anchor1(Vector::new(j.anchor[0] - pa[0], j.anchor[1] - pa[1]))
-            .local_anchor2(Vector::new(j.anchor[0] - pb[0], j.anchor[1] - pb[1]))
-            .contacts_enabled(false)
-            .softness(SpringCoefficients::new(
-                scenes::JOINT_HERTZ,
-                scenes::JOINT_DAMPING_RATIO,
-            ));
-        if let Some(m) = j.motor {
-            joint = joint
-                .motor_velocity(m.speed, MOTOR_FACTOR)
-                .motor_max_force(m.max_torque);
-        }
+        let local = LocalJoint::new(j, &spec.bodies);
+        let joint: GenericJoint = match j.kind {
+            JointKindSpec::Revolute { motor, limit } => {
+                let mut joint = RevoluteJointBuilder::new()
+                    .local_anchor1(vector(local.anchor_a))
+                    .local_anchor2(vector(local.anchor_b))
+                    .contacts_enabled(j.collide_connected)
+                    .softness(softness);
+                if let Some(m) = motor {
+                    joint = joint
+                        .motor_velocity(m.speed, MOTOR_FACTOR)
+                        .motor_max_force(m.max_torque);
+                }
+                if let Some((lower, upper)) = limit {
+                    joint = joint.limits([lower, upper]);
+                }
+                joint.build().into()
+            }
+            JointKindSpec::Prismatic { limit, .. } => {
+                let mut joint = PrismaticJointBuilder::new(vector(local.axis_a))
+                    .local_anchor1(vector(local.anchor_a))
+                    .local_anchor2(vector(local.anchor_b))
+                    .local_axis2(vector(local.axis_b))
+                    .contacts_enabled(j.collide_connected)
+                    .softness(softness);
+                if let Some((lower, upper)) = limit {
+                    joint = joint.limits([lower, upper]);
+                }
+                joint.build().into()
+            }
+        };
         impulse_joints.insert(handles[j.body_a], handles[j.body_b], joint, true);
+        joints.push((*j, local));
     }
     Ok(RapierSim {
         bodies,
@@ -132,9 +184,10 @@ pub fn build(spec: &SceneSpec) -> Result<RapierSim, BuildError> {
         narrow_phase: NarrowPhase::new(),
         islands: IslandManager::new(),
         ccd: CCDSolver::new(),
-        params: parameters(),
-        gravity: Vector::new(scenes::GRAVITY[0], scenes::GRAVITY[1]),
+        params: parameters(&world),
+        gravity: vector(world.gravity),
         handles,
+        joints,
     })
 }
 
@@ -169,6 +222,54 @@ impl Sim for RapierSim {
             .contact_pairs()
             .filter(|p| p.has_any_active_contact())
             .count()
+    }
+}
+
+impl impulse::verdicts::Judged for RapierSim {
+    fn step(&mut self) {
+        Sim::step(self);
+    }
+
+    fn body(&mut self, index: usize) -> impulse::verdicts::BodyReading {
+        self.bodies
+            .get(self.handles[index])
+            .map_or(verdict_port::NAN_READING, |b| {
+                let p = b.translation();
+                let v = b.linvel();
+                verdict_port::reading([p.x, p.y], b.rotation().angle(), [v.x, v.y])
+            })
+    }
+
+    fn joint_gap(&mut self) -> f32 {
+        let mut gap: f32 = 0.0;
+        for (spec, local) in &self.joints {
+            let pose = |i: usize| {
+                self.bodies.get(self.handles[i]).map_or(
+                    Pose {
+                        position: [f32::NAN; 2],
+                        angle: f32::NAN,
+                    },
+                    |b| Pose {
+                        position: [b.translation().x, b.translation().y],
+                        angle: b.rotation().angle(),
+                    },
+                )
+            };
+            gap = gap.max(local.gap(spec, pose(spec.body_a), pose(spec.body_b)));
+        }
+        gap
+    }
+
+    fn max_overlap(&mut self) -> f32 {
+        let mut overlap: f32 = 0.0;
+        for pair in self.narrow_phase.contact_pairs() {
+            for manifold in pair.manifolds() {
+                for point in &manifold.points {
+                    overlap = overlap.max(-point.dist);
+                }
+            }
+        }
+        overlap
     }
 }
 

@@ -4,7 +4,8 @@
 //! to all three ports, so the three worlds are the same by construction: same body order, same
 //! positions, same shapes, same material, same filters, same joints. The scenes are Box2D v3's
 //! benchmark set (`shared/benchmarks.c` in `erincatto/box2d`): large pyramid, many pyramids,
-//! joint grid and tumbler.
+//! joint grid and tumbler. The verdict table (`--verdicts`, `verdict_port.rs`) builds its
+//! scenes from Impulse's scene files into the same description.
 
 /// Fixed time step, seconds (60 Hz).
 pub const DT: f32 = 1.0 / 60.0;
@@ -31,15 +32,81 @@ pub const JOINT_DAMPING_RATIO: f32 = 2.0;
 /// A point or vector, metres.
 pub type P2 = [f32; 2];
 
-/// One shape, in the body frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// One geometry, in the body frame.
+#[derive(Clone, Debug, PartialEq)]
 pub enum ShapeSpec {
     /// Axis-aligned box with half sizes `half`, centred at `center` (body frame).
     Box { half: P2, center: P2 },
-    /// Circle at the body origin.
-    Circle { radius: f32 },
+    /// Circle at `center`.
+    Circle { center: P2, radius: f32 },
+    /// Convex polygon, counter-clockwise, 3 to 8 vertices, corners rounded by `radius`.
+    Polygon { vertices: Vec<P2>, radius: f32 },
+    /// The points within `radius` of the segment `a`-`b`.
+    Capsule { a: P2, b: P2, radius: f32 },
     /// Two-sided line segment (body frame).
     Segment { a: P2, b: P2 },
+}
+
+/// A shape: its geometry and material.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShapeDefSpec {
+    pub geometry: ShapeSpec,
+    /// kg/m^2.
+    pub density: f32,
+    /// Coulomb coefficient; pairs mix as sqrt(a b) in every engine.
+    pub friction: f32,
+    /// Pairs take the larger.
+    pub restitution: f32,
+    pub filter: FilterSpec,
+}
+
+impl ShapeDefSpec {
+    /// The benchmark's material: friction `FRICTION`, restitution `RESTITUTION`.
+    pub fn new(geometry: ShapeSpec, density: f32, filter: FilterSpec) -> ShapeDefSpec {
+        ShapeDefSpec {
+            geometry,
+            density,
+            friction: FRICTION,
+            restitution: RESTITUTION,
+            filter,
+        }
+    }
+}
+
+/// The world's settings: the benchmark's constants above, or a verdict scene's own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorldSpec {
+    /// s.
+    pub dt: f32,
+    pub substeps: u32,
+    /// m/s^2.
+    pub gravity: P2,
+    pub contact_hertz: f32,
+    pub contact_damping_ratio: f32,
+    /// m/s.
+    pub contact_push_max_velocity: f32,
+    pub joint_hertz: f32,
+    pub joint_damping_ratio: f32,
+    /// m/s, below which nothing bounces.
+    pub restitution_threshold: f32,
+    /// m, the overlap left alone (Box2D: its compile-time `B2_LINEAR_SLOP`, 0.005, always).
+    pub linear_slop: f32,
+}
+
+impl WorldSpec {
+    /// The benchmark's settings.
+    pub const BENCHMARK: WorldSpec = WorldSpec {
+        dt: DT,
+        substeps: SUBSTEPS,
+        gravity: GRAVITY,
+        contact_hertz: CONTACT_HERTZ,
+        contact_damping_ratio: CONTACT_DAMPING_RATIO,
+        contact_push_max_velocity: CONTACT_PUSH_MAX_VELOCITY,
+        joint_hertz: JOINT_HERTZ,
+        joint_damping_ratio: JOINT_DAMPING_RATIO,
+        restitution_threshold: 1.0,
+        linear_slop: LINEAR_SLOP,
+    };
 }
 
 /// Collision filter, Box2D's convention: two shapes collide when each one's category is in
@@ -72,11 +139,37 @@ impl FilterSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodySpec {
     pub dynamic: bool,
+    /// World position of the body origin, m.
     pub position: P2,
-    pub shapes: Vec<ShapeSpec>,
-    /// kg/m^2, for every shape of the body.
-    pub density: f32,
-    pub filter: FilterSpec,
+    /// rad.
+    pub angle: f32,
+    /// m/s.
+    pub linear_velocity: P2,
+    /// rad/s.
+    pub angular_velocity: f32,
+    /// 1/s.
+    pub linear_damping: f32,
+    /// 1/s.
+    pub angular_damping: f32,
+    pub gravity_scale: f32,
+    pub shapes: Vec<ShapeDefSpec>,
+}
+
+impl BodySpec {
+    /// A body at rest at `position`, angle 0, no damping.
+    pub fn new(dynamic: bool, position: P2, shapes: Vec<ShapeDefSpec>) -> BodySpec {
+        BodySpec {
+            dynamic,
+            position,
+            angle: 0.0,
+            linear_velocity: [0.0, 0.0],
+            angular_velocity: 0.0,
+            linear_damping: 0.0,
+            angular_damping: 0.0,
+            gravity_scale: 1.0,
+            shapes,
+        }
+    }
 }
 
 /// A revolute motor: target speed, rad/s, and the largest torque it may apply, N m.
@@ -86,14 +179,43 @@ pub struct MotorSpec {
     pub max_torque: f32,
 }
 
-/// A revolute joint between two bodies of the scene (indices into `bodies`), pinned at a
-/// world anchor. Connected bodies do not collide with each other.
+/// A joint between two bodies of the scene (indices into `bodies`), created at a world
+/// anchor with the bodies where `bodies` puts them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct JointSpec {
     pub body_a: usize,
     pub body_b: usize,
+    /// World point, m.
     pub anchor: P2,
-    pub motor: Option<MotorSpec>,
+    pub kind: JointKindSpec,
+    /// Let the two bodies collide with each other.
+    pub collide_connected: bool,
+}
+
+/// The joint kinds the three ports build.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JointKindSpec {
+    /// A pin; `limit` is (lower, upper) relative angle, rad.
+    Revolute {
+        motor: Option<MotorSpec>,
+        limit: Option<(f32, f32)>,
+    },
+    /// A slide along the world `axis` (unit) with no relative turn; `limit` is (lower,
+    /// upper) translation, m.
+    Prismatic { axis: P2, limit: Option<(f32, f32)> },
+}
+
+impl JointSpec {
+    /// A revolute joint, optionally motorised, bodies not colliding.
+    pub fn revolute(body_a: usize, body_b: usize, anchor: P2, motor: Option<MotorSpec>) -> Self {
+        JointSpec {
+            body_a,
+            body_b,
+            anchor,
+            kind: JointKindSpec::Revolute { motor, limit: None },
+            collide_connected: false,
+        }
+    }
 }
 
 /// What the end-state check reads after the last step.
@@ -111,6 +233,7 @@ pub struct Probe {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SceneSpec {
     pub name: &'static str,
+    pub world: WorldSpec,
     pub bodies: Vec<BodySpec>,
     pub joints: Vec<JointSpec>,
     /// Steps of the full benchmark (before `--steps-scale`).
@@ -128,8 +251,8 @@ impl SceneSpec {
     /// The same scene with every shape filtered out of collision (no contact can form).
     pub fn without_collisions(&self) -> SceneSpec {
         let mut s = self.clone();
-        for b in &mut s.bodies {
-            b.filter = FilterSpec::NONE;
+        for shape in s.bodies.iter_mut().flat_map(|b| b.shapes.iter_mut()) {
+            shape.filter = FilterSpec::NONE;
         }
         s
     }
@@ -149,16 +272,23 @@ pub fn by_name(name: &str) -> Option<SceneSpec> {
 }
 
 fn dynamic_box(position: P2, half: f32) -> BodySpec {
-    BodySpec {
-        dynamic: true,
+    BodySpec::new(
+        true,
         position,
-        shapes: vec![ShapeSpec::Box {
-            half: [half, half],
-            center: [0.0, 0.0],
-        }],
-        density: 1.0,
-        filter: FilterSpec::DEFAULT,
-    }
+        vec![ShapeDefSpec::new(
+            ShapeSpec::Box {
+                half: [half, half],
+                center: [0.0, 0.0],
+            },
+            1.0,
+            FilterSpec::DEFAULT,
+        )],
+    )
+}
+
+/// A box shape of density 1 colliding with everything.
+fn box_shape(half: P2, center: P2) -> ShapeDefSpec {
+    ShapeDefSpec::new(ShapeSpec::Box { half, center }, 1.0, FilterSpec::DEFAULT)
 }
 
 /// Large pyramid: a static ground box, half size (100, 1), at (0, -1) (top face at y = 0);
@@ -167,16 +297,11 @@ fn dynamic_box(position: P2, half: f32) -> BodySpec {
 pub fn large_pyramid() -> SceneSpec {
     const BASE: usize = 100;
     let h = 0.5;
-    let mut bodies = vec![BodySpec {
-        dynamic: false,
-        position: [0.0, -1.0],
-        shapes: vec![ShapeSpec::Box {
-            half: [100.0, 1.0],
-            center: [0.0, 0.0],
-        }],
-        density: 1.0,
-        filter: FilterSpec::DEFAULT,
-    }];
+    let mut bodies = vec![BodySpec::new(
+        false,
+        [0.0, -1.0],
+        vec![box_shape([100.0, 1.0], [0.0, 0.0])],
+    )];
     let mut row = Vec::new();
     for i in 0..BASE {
         let y = (2.0 * i as f32 + 1.0) * h;
@@ -190,6 +315,7 @@ pub fn large_pyramid() -> SceneSpec {
     }
     let top = bodies.len() - 1;
     SceneSpec {
+        world: WorldSpec::BENCHMARK,
         name: "large_pyramid",
         bodies,
         joints: Vec::new(),
@@ -214,18 +340,22 @@ pub fn many_pyramids(rows: usize, cols: usize) -> SceneSpec {
     let ground_width = 2.0 * extent * cols as f32 * (BASE as f32 + 1.0);
     let base_width = 2.0 * extent * BASE as f32;
 
-    let ground = BodySpec {
-        dynamic: false,
-        position: [0.0, 0.0],
-        shapes: (0..rows)
-            .map(|r| ShapeSpec::Segment {
-                a: [-0.5 * ground_width, r as f32 * ground_dy],
-                b: [0.5 * ground_width, r as f32 * ground_dy],
+    let ground = BodySpec::new(
+        false,
+        [0.0, 0.0],
+        (0..rows)
+            .map(|r| {
+                ShapeDefSpec::new(
+                    ShapeSpec::Segment {
+                        a: [-0.5 * ground_width, r as f32 * ground_dy],
+                        b: [0.5 * ground_width, r as f32 * ground_dy],
+                    },
+                    1.0,
+                    FilterSpec::DEFAULT,
+                )
             })
             .collect(),
-        density: 1.0,
-        filter: FilterSpec::DEFAULT,
-    };
+    );
     let mut bodies = vec![ground];
     let mut row = Vec::new();
     let mut top = 0;
@@ -252,6 +382,7 @@ pub fn many_pyramids(rows: usize, cols: usize) -> SceneSpec {
     }
     let pairs_per_pyramid = 3 * (BASE * (BASE - 1) / 2) + BASE;
     SceneSpec {
+        world: WorldSpec::BENCHMARK,
         name: "many_pyramids",
         bodies,
         joints: Vec::new(),
@@ -279,28 +410,33 @@ pub fn joint_grid() -> SceneSpec {
             let fixed = (N / 2 - 3..=N / 2 + 3).contains(&k) && i == 0;
             let index = bodies.len();
             let position = [k as f32, -(i as f32)];
-            bodies.push(BodySpec {
-                dynamic: !fixed,
+            bodies.push(BodySpec::new(
+                !fixed,
                 position,
-                shapes: vec![ShapeSpec::Circle { radius: 0.4 }],
-                density: 1.0,
-                filter: FilterSpec::NOT_SELF_2,
-            });
+                vec![ShapeDefSpec::new(
+                    ShapeSpec::Circle {
+                        center: [0.0, 0.0],
+                        radius: 0.4,
+                    },
+                    1.0,
+                    FilterSpec::NOT_SELF_2,
+                )],
+            ));
             if i > 0 {
-                joints.push(JointSpec {
-                    body_a: index - 1,
-                    body_b: index,
-                    anchor: [position[0], position[1] + 0.5],
-                    motor: None,
-                });
+                joints.push(JointSpec::revolute(
+                    index - 1,
+                    index,
+                    [position[0], position[1] + 0.5],
+                    None,
+                ));
             }
             if k > 0 {
-                joints.push(JointSpec {
-                    body_a: index - N,
-                    body_b: index,
-                    anchor: [position[0] - 0.5, position[1]],
-                    motor: None,
-                });
+                joints.push(JointSpec::revolute(
+                    index - N,
+                    index,
+                    [position[0] - 0.5, position[1]],
+                    None,
+                ));
             }
             if i == N - 1 {
                 row.push(index);
@@ -308,6 +444,7 @@ pub fn joint_grid() -> SceneSpec {
         }
     }
     SceneSpec {
+        world: WorldSpec::BENCHMARK,
         name: "joint_grid",
         bodies,
         joints,
@@ -327,47 +464,31 @@ pub fn joint_grid() -> SceneSpec {
 /// Probe: the first box and the mean height of all boxes.
 pub fn tumbler() -> SceneSpec {
     const GRID: usize = 45;
-    let ground = BodySpec {
-        dynamic: false,
-        position: [0.0, 0.0],
-        shapes: Vec::new(),
-        density: 1.0,
-        filter: FilterSpec::DEFAULT,
-    };
-    let drum = BodySpec {
-        dynamic: true,
-        position: [0.0, 10.0],
-        shapes: vec![
-            ShapeSpec::Box {
-                half: [0.5, 10.0],
-                center: [10.0, 0.0],
-            },
-            ShapeSpec::Box {
-                half: [0.5, 10.0],
-                center: [-10.0, 0.0],
-            },
-            ShapeSpec::Box {
-                half: [10.0, 0.5],
-                center: [0.0, 10.0],
-            },
-            ShapeSpec::Box {
-                half: [10.0, 0.5],
-                center: [0.0, -10.0],
-            },
-        ],
+    let ground = BodySpec::new(false, [0.0, 0.0], Vec::new());
+    let wall = |half, center| ShapeDefSpec {
         density: 50.0,
-        filter: FilterSpec::DEFAULT,
+        ..box_shape(half, center)
     };
+    let drum = BodySpec::new(
+        true,
+        [0.0, 10.0],
+        vec![
+            wall([0.5, 10.0], [10.0, 0.0]),
+            wall([0.5, 10.0], [-10.0, 0.0]),
+            wall([10.0, 0.5], [0.0, 10.0]),
+            wall([10.0, 0.5], [0.0, -10.0]),
+        ],
+    );
     let mut bodies = vec![ground, drum];
-    let joints = vec![JointSpec {
-        body_a: 0,
-        body_b: 1,
-        anchor: [0.0, 10.0],
-        motor: Some(MotorSpec {
+    let joints = vec![JointSpec::revolute(
+        0,
+        1,
+        [0.0, 10.0],
+        Some(MotorSpec {
             speed: 25.0_f32.to_radians(),
             max_torque: 1e8,
         }),
-    }];
+    )];
     let mut row = Vec::new();
     let mut y = -0.2 * GRID as f32 + 10.0;
     for _ in 0..GRID {
@@ -380,6 +501,7 @@ pub fn tumbler() -> SceneSpec {
         y += 0.4;
     }
     SceneSpec {
+        world: WorldSpec::BENCHMARK,
         name: "tumbler",
         bodies,
         joints,

@@ -7,8 +7,8 @@ use glam::Vec2;
 
 use super::error::{SceneError, SceneErrors};
 use super::format::{
-    BodyFile, BodyKindFile, GeometryFile, JointKindFile, SceneFile, SettingsFile, ShapeFile,
-    WorldStateFile,
+    BodyFile, BodyKindFile, Generator, GeometryFile, JointKindFile, SceneFile, SettingsFile,
+    ShapeFile, VerdictFile, WorldStateFile,
 };
 use super::generators::{self, GeneratedJoint};
 use super::Scene;
@@ -497,6 +497,11 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
     if let Some(state) = &scene.state {
         check_state(state, &bodies, &joint_kinds, &mut report);
     }
+    if let Some(verdict) = &scene.verdict {
+        for m in check_verdict(verdict, scene) {
+            report.push("verdict", m);
+        }
+    }
 
     if !report.errors.is_empty() {
         return Err(SceneErrors(report.errors));
@@ -789,4 +794,45 @@ fn restore_state(
     world.finish_restore();
     world.restore_clock(state.step_count, state.time);
     Ok(())
+}
+
+// ------------------------------------------------------------------------------------------
+// Verdict.
+
+/// Every problem of a scene's `verdict`, as `field: message`.
+fn check_verdict(verdict: &VerdictFile, scene: &SceneFile) -> Vec<String> {
+    let mut errors = Vec::new();
+    if verdict.label.trim().is_empty() {
+        errors.push("label: must not be empty (the row label of the verdict table)".to_owned());
+    }
+    for (field, value) in verdict.criterion.numbers() {
+        if !(value.is_finite() && value > 0.0) {
+            errors.push(format!(
+                "criterion.{field}: must be a finite number above zero (metres, or m/s for \
+                 speeds), got {value}"
+            ));
+        }
+    }
+    if !(1..=64).contains(&verdict.soft_substeps) {
+        errors.push(format!(
+            "soft_substeps: must be 1 to 64, got {}",
+            verdict.soft_substeps
+        ));
+    }
+    if let Some(base) = verdict.pyramid_base {
+        if base == 0 {
+            errors.push("pyramid_base: must be at least 1 box".to_owned());
+        }
+        if !scene
+            .generators
+            .iter()
+            .any(|g| matches!(g, Generator::Pyramid { .. }))
+        {
+            errors.push(
+                "pyramid_base: the scene has no Pyramid generator to resize; leave it out"
+                    .to_owned(),
+            );
+        }
+    }
+    errors
 }

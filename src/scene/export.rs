@@ -197,6 +197,7 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
             contacts,
             joints: joint_states,
         }),
+        verdict: None,
     }
 }
 

@@ -34,6 +34,104 @@ pub struct SceneFile {
     /// continues the saved simulation bit for bit. Hand-written scenes leave it out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<WorldStateFile>,
+    /// How `testbed verdicts` judges the scene (a hard scene). The catalog's scenes with a
+    /// verdict are the rows of the verdict table, in catalog order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<VerdictFile>,
+}
+
+/// A hard scene's verdict: its row label and pass criterion (`crate::verdicts` judges it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerdictFile {
+    /// Row label of the verdict table.
+    pub label: String,
+    pub criterion: Criterion,
+    /// Sub-steps of the soft step column, at least (the scene's own count when larger).
+    #[serde(default = "default_soft_substeps")]
+    pub soft_substeps: u32,
+    /// Pyramid base used instead of the file's (the benchmark's large pyramid is base 100,
+    /// judged at 40).
+    #[serde(default)]
+    pub pyramid_base: Option<u32>,
+}
+
+fn default_soft_substeps() -> u32 {
+    4
+}
+
+/// What a hard scene is judged on. Lengths in metres, speeds in m/s; every number must be
+/// finite and above zero.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Criterion {
+    /// The highest box ends within `max_drop` m of where it started and within `max_shift`
+    /// m sideways (a stack that stands).
+    TopStays { max_drop: f32, max_shift: f32 },
+    /// The highest box drops less than `max_drop` m and the scene comes to rest (every
+    /// body slower than `rest_speed` m/s at the end).
+    TopDropsAndRests { max_drop: f32, rest_speed: f32 },
+    /// The heavy boxes (bodies named `heavy*`) neither crush nor pass through the light
+    /// bodies under them: at the end the deepest overlap is under `max_overlap` m (the light
+    /// bodies are 1-2 m: 0.3 m is less than a third of them), every heavy box is still above
+    /// every light body that started below it, and all is at rest. Soft contacts are springs
+    /// of stiffness `m_eff (2 pi hertz)^2` set by the light body's effective mass, so a heavy
+    /// load compresses them visibly; the overlap is reported in the table. With
+    /// `max_light_turn` (rad), every light body under a heavy one also ends within that angle
+    /// of its starting orientation (it holds the load upright rather than being knocked
+    /// over).
+    HeavyHeld {
+        max_overlap: f32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_light_turn: Option<f32>,
+    },
+    /// No body ever moves faster than `max_speed` m/s, and the overlap is gone at the end
+    /// (deepest overlap under `max_overlap` m).
+    GentleRecovery { max_speed: f32, max_overlap: f32 },
+    /// Every body stays inside the scene's starting bounds grown by `margin` m, and at the
+    /// end every body is slower than `rest_speed` m/s (settled, no blow-up).
+    Settles { margin: f32, rest_speed: f32 },
+    /// The largest joint gap over the whole run stays under `max_gap` m.
+    JointGapThroughout { max_gap: f32 },
+    /// The largest joint gap at the end stays under `max_gap` m.
+    JointGapAtEnd { max_gap: f32 },
+    /// No dynamic body moves more than `max_move` m from its start (a structure stands).
+    Stands { max_move: f32 },
+}
+
+impl Criterion {
+    /// Every number with its field name, for the checks.
+    pub fn numbers(&self) -> Vec<(&'static str, f32)> {
+        match *self {
+            Criterion::TopStays {
+                max_drop,
+                max_shift,
+            } => vec![("max_drop", max_drop), ("max_shift", max_shift)],
+            Criterion::TopDropsAndRests {
+                max_drop,
+                rest_speed,
+            } => vec![("max_drop", max_drop), ("rest_speed", rest_speed)],
+            Criterion::HeavyHeld {
+                max_overlap,
+                max_light_turn,
+            } => {
+                let mut numbers = vec![("max_overlap", max_overlap)];
+                numbers.extend(max_light_turn.map(|t| ("max_light_turn", t)));
+                numbers
+            }
+            Criterion::GentleRecovery {
+                max_speed,
+                max_overlap,
+            } => vec![("max_speed", max_speed), ("max_overlap", max_overlap)],
+            Criterion::Settles { margin, rest_speed } => {
+                vec![("margin", margin), ("rest_speed", rest_speed)]
+            }
+            Criterion::JointGapThroughout { max_gap } | Criterion::JointGapAtEnd { max_gap } => {
+                vec![("max_gap", max_gap)]
+            }
+            Criterion::Stands { max_move } => vec![("max_move", max_move)],
+        }
+    }
 }
 
 /// What the testbed frames when the scene opens.
