@@ -7,14 +7,15 @@ use glam::Vec2;
 
 use super::error::{SceneError, SceneErrors};
 use super::format::{
-    BodyFile, BodyKindFile, GeometryFile, JointKindFile, SceneFile, SettingsFile, ShapeFile,
-    WorldStateFile,
+    BodyFile, BodyKindFile, GeometryFile, JointKindFile, JointStateFile, SceneFile, SettingsFile,
+    ShapeFile, WorldStateFile,
 };
 use super::generators::{self, GeneratedJoint};
 use super::Scene;
 use crate::physics::collision::{Manifold, ManifoldPoint};
 use crate::physics::contact::ManifoldCache;
 use crate::physics::joint::JointDefKind;
+use crate::physics::limits;
 use crate::physics::math::{Aabb, Rot, Transform};
 use crate::physics::shape::{convex_hull, MAX_POLYGON_VERTICES};
 use crate::physics::{
@@ -65,15 +66,39 @@ fn joint_label(index: usize, name: &Option<String>) -> String {
 // ------------------------------------------------------------------------------------------
 // Checks. Each returns messages "field: what is wrong, what would be valid".
 
+/// " must be between .. and .. (why), got v" when `v` is outside the documented range of
+/// `field` (`physics::limits`).
+fn out_of_range(field: &str, v: f32) -> Option<String> {
+    let range = limits::range_of(field)?;
+    (!range.contains(v)).then(|| {
+        format!(
+            "{field} must be {}, got {}",
+            range.describe(),
+            limits::number(v)
+        )
+    })
+}
+
 fn finite(errors: &mut Vec<String>, field: &str, v: f32) {
     if !v.is_finite() {
         errors.push(format!("{field} must be a finite number, got {v}"));
+    } else if let Some(m) = out_of_range(field, v) {
+        errors.push(m);
     }
 }
 
 fn finite_vec(errors: &mut Vec<String>, field: &str, v: Vec2) {
     if !v.is_finite() {
         errors.push(format!("{field} must be finite, got ({}, {})", v.x, v.y));
+    } else if let Some(range) = limits::range_of(field) {
+        if !(range.contains(v.x) && range.contains(v.y)) {
+            errors.push(format!(
+                "{field}: each component must be {}, got ({}, {})",
+                range.describe(),
+                limits::number(v.x),
+                limits::number(v.y)
+            ));
+        }
     }
 }
 
@@ -82,12 +107,33 @@ fn positive(errors: &mut Vec<String>, field: &str, v: f32, unit: &str) {
         errors.push(format!(
             "{field} must be a finite number above zero ({unit}), got {v}"
         ));
+    } else if let Some(m) = out_of_range(field, v) {
+        errors.push(m);
     }
 }
 
 fn non_negative(errors: &mut Vec<String>, field: &str, v: f32) {
     if !(v.is_finite() && v >= 0.0) {
         errors.push(format!("{field} must be zero or more, got {v}"));
+    } else if let Some(m) = out_of_range(field, v) {
+        errors.push(m);
+    }
+}
+
+/// Zero, or a density in the documented range.
+fn density(errors: &mut Vec<String>, field: &str, v: f32, dynamic: bool) {
+    if dynamic {
+        positive(errors, field, v, "kg/m^2 on a dynamic body");
+    } else {
+        non_negative(errors, field, v);
+    }
+    if v.is_finite() && v > 0.0 && v < limits::MIN_DENSITY {
+        errors.push(format!(
+            "{field} must be 0 (no mass) or at least {} kg/m^2 (the smallest body's \
+             inertia must have a finite inverse), got {}",
+            limits::number(limits::MIN_DENSITY),
+            limits::number(v)
+        ));
     }
 }
 
@@ -107,6 +153,19 @@ pub(crate) fn polygon_from_vertices(vertices: &[Vec2]) -> Result<Polygon, String
     }
     if let Some((i, v)) = vertices.iter().enumerate().find(|(_, v)| !v.is_finite()) {
         return Err(format!("vertex {i} must be finite, got ({}, {})", v.x, v.y));
+    }
+    let range = limits::COORDINATE;
+    if let Some((i, v)) = vertices
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(range.contains(v.x) && range.contains(v.y)))
+    {
+        return Err(format!(
+            "vertex {i}: each component must be {}, got ({}, {})",
+            range.describe(),
+            limits::number(v.x),
+            limits::number(v.y)
+        ));
     }
     let hull = convex_hull(vertices);
     if hull.len() < 3 {
@@ -147,6 +206,13 @@ pub(crate) fn check_shape(shape: &ShapeFile, dynamic: bool, label: &str) -> Vec<
             positive(&mut e, "Box.half_height", *half_height, "metres");
             finite_vec(&mut e, "Box.center", *center);
             finite(&mut e, "Box.angle", *angle);
+            // What the core adds (the sides' ratio, corners that make a polygon), when the
+            // numbers themselves are fine.
+            if e.is_empty() {
+                if let Err(m) = make_geometry(&shape.shape) {
+                    e.push(m.replacen("box", "Box", 1));
+                }
+            }
         }
         GeometryFile::Polygon { vertices, centroid } => {
             if let Err(m) = polygon_from_vertices(vertices) {
@@ -188,11 +254,7 @@ pub(crate) fn check_shape(shape: &ShapeFile, dynamic: bool, label: &str) -> Vec<
             }
         }
     }
-    if dynamic {
-        positive(&mut e, "density", shape.density, "kg/m^2 on a dynamic body");
-    } else {
-        non_negative(&mut e, "density", shape.density);
-    }
+    density(&mut e, "density", shape.density, dynamic);
     non_negative(&mut e, "friction", shape.friction);
     non_negative(&mut e, "restitution", shape.restitution);
     e.into_iter().map(|m| format!("{label}: {m}")).collect()
@@ -242,6 +304,16 @@ fn check_body(body: &BodyFile) -> Vec<String> {
     non_negative(&mut e, "angular_damping", body.angular_damping);
     finite(&mut e, "gravity_scale", body.gravity_scale);
     let dynamic = body.kind == BodyKindFile::Dynamic;
+    if body.shapes.len() > limits::MAX_SHAPES_PER_BODY {
+        // Refused before the shapes are looked at: loading costs the square of this count.
+        e.push(format!(
+            "{} shapes; a body has at most {} (split it into several bodies joined by weld \
+             joints)",
+            body.shapes.len(),
+            limits::MAX_SHAPES_PER_BODY
+        ));
+        return e;
+    }
     for (i, shape) in body.shapes.iter().enumerate() {
         e.extend(check_shape(shape, dynamic, &format!("shape {i}")));
     }
@@ -340,13 +412,11 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
     for m in check_settings(&scene.settings) {
         report.push("settings", m);
     }
-    if !(scene.camera.center.is_finite() && scene.camera.height.is_finite())
-        || scene.camera.height <= 0.0
-    {
-        report.push(
-            "camera",
-            "center must be finite and height a finite number above zero (metres)",
-        );
+    let mut camera = Vec::new();
+    finite_vec(&mut camera, "center", scene.camera.center);
+    positive(&mut camera, "height", scene.camera.height, "metres");
+    for m in camera {
+        report.push("camera", m);
     }
 
     // 2. Names.
@@ -384,14 +454,68 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         }
     }
 
-    // 4. Generators.
+    // 4. Generators. What the scene will build is counted first, and a scene past the
+    // documented totals is refused before anything is made (a few generators of 200,000
+    // bodies each used to abort on a failed allocation).
     let mut bodies: Vec<BodyFile> = scene.bodies.clone();
     let mut generated_joints: Vec<(usize, GeneratedJoint)> = Vec::new();
+    let mut total_bodies = scene.bodies.len() as u64;
+    let mut total_shapes: u64 = scene.bodies.iter().map(|b| b.shapes.len() as u64).sum();
+    let mut total_joints = scene.joints.len() as u64;
+    for (what, total, max) in [
+        ("bodies", total_bodies, limits::MAX_BODIES),
+        ("shapes", total_shapes, limits::MAX_SHAPES),
+        ("joints", total_joints, limits::MAX_JOINTS),
+    ] {
+        if total > max {
+            report.push(
+                "scene",
+                format!("the file lists {total} {what}; a scene makes at most {max} {what}"),
+            );
+        }
+    }
     for (g, generator) in scene.generators.iter().enumerate() {
         let what = format!("generator #{g} ({})", generator.name());
+        let made = generators::body_count(generator);
+        let joined = generators::joint_count(generator);
+        total_bodies = total_bodies.saturating_add(made);
+        total_shapes = total_shapes.saturating_add(made);
+        total_joints = total_joints.saturating_add(joined);
+        let over: Vec<String> = [
+            ("bodies", made, total_bodies, limits::MAX_BODIES),
+            ("shapes", made, total_shapes, limits::MAX_SHAPES),
+            ("joints", joined, total_joints, limits::MAX_JOINTS),
+        ]
+        .iter()
+        .filter(|(_, _, total, max)| total > max)
+        .map(|(kind, own, total, max)| {
+            format!(
+                "makes {own} {kind}, which brings the scene to {total}; a scene makes at \
+                 most {max} {kind}, generators included"
+            )
+        })
+        .collect();
+        if !over.is_empty() {
+            for m in over {
+                report.push(what.clone(), m);
+            }
+            // Past a total nothing more is generated (the totals only grow).
+            break;
+        }
         let problems = generators::check(generator, &names);
         if problems.is_empty() {
-            let out = generators::generate(generator, bodies.len(), &names);
+            let first = bodies.len();
+            let out = generators::generate(generator, first, &names);
+            // Generated bodies are checked like the file's (a stack climbing past the
+            // coordinate range); the first problem names the generator.
+            if let Some((k, m)) = out
+                .bodies
+                .iter()
+                .enumerate()
+                .find_map(|(k, b)| check_body(b).into_iter().next().map(|m| (k, m)))
+            {
+                report.push(what.clone(), format!("body #{}: {m}", first + k));
+            }
             bodies.extend(out.bodies);
             generated_joints.extend(out.joints.into_iter().map(|j| (g, j)));
         } else {
@@ -641,7 +765,9 @@ fn check_state(
     for (i, (s, body)) in state.bodies.iter().zip(bodies).enumerate() {
         let what = format!("state of {}", body_label(i, body));
         let mut e = Vec::new();
-        finite_vec(&mut e, "center", s.center);
+        // A centre of mass or a broad-phase box may lie a shape's offset beyond the body
+        // origin: the length range (twice and more the coordinate range) holds them.
+        state_vec(&mut e, "center", s.center, &limits::LENGTH);
         finite(&mut e, "angle", s.angle);
         finite_vec(&mut e, "linear_velocity", s.linear_velocity);
         finite(&mut e, "angular_velocity", s.angular_velocity);
@@ -654,10 +780,12 @@ fn check_state(
             ));
         }
         for (k, &(min, max)) in s.proxy_boxes.iter().enumerate() {
-            if !(min.is_finite() && max.is_finite() && min.x <= max.x && min.y <= max.y) {
-                e.push(format!(
-                    "proxy_boxes[{k}]: min must be finite and below max"
-                ));
+            let field = format!("proxy_boxes[{k}]");
+            let before = e.len();
+            state_vec(&mut e, &field, min, &limits::LENGTH);
+            state_vec(&mut e, &field, max, &limits::LENGTH);
+            if e.len() == before && !(min.x <= max.x && min.y <= max.y) {
+                e.push(format!("{field}: min must be below max"));
             }
         }
         for m in e {
@@ -691,17 +819,130 @@ fn check_state(
                 format!("{} points, a manifold has at most 2", c.points.len()),
             );
         }
-        let all_finite = c.normal.is_finite()
-            && c.points.iter().all(|p| {
-                p.point.is_finite()
-                    && p.separation.is_finite()
-                    && p.normal_impulse.is_finite()
-                    && p.tangent_impulse.is_finite()
-                    && p.max_normal_impulse.is_finite()
-            });
-        if !all_finite {
-            report.push(what, "every number of a contact must be finite");
+        // As strict as the rest of the file: finite and in range, impulses of the right
+        // sign (a slightly negative normal impulse made the friction bound `-f p .. f p`
+        // empty and panicked the classic solver), unit normals and rotations.
+        let mut e = Vec::new();
+        let touching = !c.points.is_empty();
+        unit_or_zero(&mut e, "normal", c.normal, touching);
+        for (k, p) in c.points.iter().enumerate() {
+            let field = |name: &str| format!("points[{k}].{name}");
+            state_vec(&mut e, &field("point"), p.point, &limits::LENGTH);
+            state_number(&mut e, &field("separation"), p.separation, &limits::LENGTH);
+            for (name, v) in [
+                ("normal_impulse", p.normal_impulse),
+                ("max_normal_impulse", p.max_normal_impulse),
+            ] {
+                state_number(
+                    &mut e,
+                    &field(name),
+                    v,
+                    &limits::Range {
+                        min: 0.0,
+                        ..limits::ACCUMULATED_IMPULSE
+                    },
+                );
+            }
+            state_number(
+                &mut e,
+                &field("tangent_impulse"),
+                p.tangent_impulse,
+                &limits::ACCUMULATED_IMPULSE,
+            );
         }
+        if let Some(k) = &c.cache {
+            let rot = |e: &mut Vec<String>, field: &str, (cos, sin): (f32, f32)| {
+                unit_or_zero(e, field, Vec2::new(cos, sin), true)
+            };
+            rot(&mut e, "cache.rotation_a", k.rotation_a);
+            rot(&mut e, "cache.rotation_b", k.rotation_b);
+            rot(&mut e, "cache.relative rotation", k.relative.1);
+            state_vec(
+                &mut e,
+                "cache.relative position",
+                k.relative.0,
+                &limits::LENGTH,
+            );
+            for j in 0..2 {
+                state_vec(&mut e, "cache.anchor_a", k.anchor_a[j], &limits::LENGTH);
+                state_vec(&mut e, "cache.anchor_b", k.anchor_b[j], &limits::LENGTH);
+                state_number(
+                    &mut e,
+                    "cache.base_separation",
+                    k.base_separation[j],
+                    &limits::LENGTH,
+                );
+            }
+        }
+        for m in e {
+            report.push(what.clone(), m);
+        }
+    }
+    for (i, joint) in state.joints.iter().enumerate() {
+        let mut e = Vec::new();
+        for (field, v) in joint.numbers() {
+            let range = match field {
+                // Limit impulses push one way only.
+                "lower_impulse" | "upper_impulse" => limits::Range {
+                    min: 0.0,
+                    ..limits::ACCUMULATED_IMPULSE
+                },
+                f if f.ends_with("impulse") => limits::ACCUMULATED_IMPULSE,
+                // Local frames, lengths, reference angles and offsets: a difference of two
+                // in-range values.
+                _ => limits::LENGTH,
+            };
+            state_number(&mut e, field, v, &range);
+        }
+        if let JointStateFile::Prismatic { local_axis_a, .. }
+        | JointStateFile::Wheel { local_axis_a, .. } = joint
+        {
+            unit_or_zero(&mut e, "local_axis_a", *local_axis_a, true);
+        }
+        // One message per field is enough (a vector gives two numbers).
+        e.dedup();
+        for m in e {
+            report.push(format!("state joint #{i}"), m);
+        }
+    }
+}
+
+/// A number of the saved state: finite and in `range`.
+fn state_number(errors: &mut Vec<String>, field: &str, v: f32, range: &limits::Range) {
+    if !v.is_finite() {
+        errors.push(format!("{field} must be a finite number, got {v}"));
+    } else if !range.contains(v) {
+        errors.push(format!(
+            "{field} must be {}, got {}",
+            range.describe(),
+            limits::number(v)
+        ));
+    }
+}
+
+fn state_vec(errors: &mut Vec<String>, field: &str, v: Vec2, range: &limits::Range) {
+    let before = errors.len();
+    state_number(errors, field, v.x, range);
+    if errors.len() == before {
+        state_number(errors, field, v.y, range);
+    }
+}
+
+/// A unit vector (to 1e-3), or zero when `required` is false.
+fn unit_or_zero(errors: &mut Vec<String>, field: &str, v: Vec2, required: bool) {
+    if !v.is_finite() {
+        errors.push(format!("{field} must be finite, got ({}, {})", v.x, v.y));
+        return;
+    }
+    let unit = (v.length() - 1.0).abs() <= 1e-3;
+    if !(unit || (!required && v == Vec2::ZERO)) {
+        errors.push(format!(
+            "{field} must be a unit vector{}, got ({}, {}) of length {}",
+            if required { "" } else { " (or zero)" },
+            v.x,
+            v.y,
+            v.length()
+        ));
     }
 }
 

@@ -961,8 +961,37 @@ macro_rules! joint_state_file {
                     $(JointStateFile::$variant { .. } => stringify!($variant),)*
                 }
             }
+
+            /// Every number of the state with its field name (a vector gives two).
+            pub fn numbers(&self) -> Vec<(&'static str, f32)> {
+                let mut out = Vec::new();
+                match self {
+                    $(JointStateFile::$variant { $($field),* } => {
+                        $(StateNumber::push_to(*$field, stringify!($field), &mut out);)*
+                    })*
+                }
+                out
+            }
         }
     };
+}
+
+/// A number or vector of a saved state, flattened for the loader's checks.
+trait StateNumber {
+    fn push_to(self, field: &'static str, out: &mut Vec<(&'static str, f32)>);
+}
+
+impl StateNumber for f32 {
+    fn push_to(self, field: &'static str, out: &mut Vec<(&'static str, f32)>) {
+        out.push((field, self));
+    }
+}
+
+impl StateNumber for Vec2 {
+    fn push_to(self, field: &'static str, out: &mut Vec<(&'static str, f32)>) {
+        out.push((field, self.x));
+        out.push((field, self.y));
+    }
 }
 
 joint_state_file! {

@@ -833,7 +833,15 @@ impl DynamicTree {
             }
             index = next;
         }
-        debug_assert!(best != NULL);
+        if best == NULL {
+            // Every cost overflowed to infinity or NaN (boxes near f32::MAX): no comparison
+            // chose a node. Any node of height 0 or 1 is a valid sibling; take the first one
+            // down the tree rather than indexing with NULL (a panic before).
+            best = self.root;
+            while nodes[best as usize].height > 1 {
+                best = nodes[best as usize].child_a;
+            }
+        }
         best
     }
 

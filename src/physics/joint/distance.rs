@@ -110,7 +110,10 @@ impl DistanceJointDef {
         check_non_negative("hertz", self.hertz)?;
         check_non_negative("damping_ratio", self.damping_ratio)?;
         check_non_negative("min_length", self.min_length)?;
-        check_finite("max_length", self.max_length)?;
+        // `f32::MAX` is the unbounded default; any other maximum is a length in range.
+        if self.max_length != f32::MAX {
+            check_finite("max_length", self.max_length)?;
+        }
         if self.min_length > self.max_length {
             return Err(PhysicsError::new(
                 "min_length",
