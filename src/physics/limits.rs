@@ -13,11 +13,12 @@
 //!
 //! | quantity | fields | unit | range | why |
 //! |---|---|---|---|---|
-//! | coordinate | positions, anchors, centres, vertices, points, targets, offsets | m | ±1e6 | f32 spacing at 1e6 m is 6 cm (12 slops): contacts no longer resolve; Box2D v3's `B2_HUGE` is 1e5 |
+//! | coordinate | positions, anchors, centres, vertices, points, targets, offsets, axes (before normalising) | m | ±1e6 | f32 spacing at 1e6 m is 6 cm (12 slops): contacts no longer resolve; Box2D v3's `B2_HUGE` is 1e5 |
 //! | length | translations, lengths, separations | m | ±4e6 | the farthest two coordinates can be apart |
 //! | size | half widths, radii | m | 0.005 ..= 1e6 | below the linear slop (5 mm) contacts and hulls degenerate (1e-9 m circles gave NaN) |
 //! | angle | angles, angle limits, offsets | rad | ±1e7 | past 1e7 rad one f32 step is a whole radian |
-//! | speed | velocities, motor speeds, speed tolerances | m/s, rad/s | ±1e4 | 25 x the 400 m/s cap; `v . v` far from overflow (1e37 m/s left a NaN joint impulse) |
+//! | speed | body velocities in scene files, motor speeds, speed tolerances | m/s, rad/s | ±1e4 | 25 x the 400 m/s cap; `v . v` far from overflow (1e37 m/s left a NaN joint impulse) |
+//! | angle of a body in a scene file | | rad | ±1e7 | as other angles |
 //! | density | shape density | kg/m² | 0, or 1e-3 ..= 1e5 | mass and inertia of the largest shape stay finite (1e38 overflowed the mass), the smallest inertia's inverse too |
 //! | friction | shape friction | 1 | 0 ..= 100 | `sqrt(f_a f_b)` and the friction bound stay finite (1e20 gave `inf * 0`) |
 //! | restitution | shape restitution | 1 | 0 ..= 1 | above 1 a bounce adds energy (hundreds pumped speeds to infinity) |
@@ -29,7 +30,8 @@
 //! | damping ratio | damping ratios | 1 | 0 ..= 1e3 | |
 //! | force, torque | motor, mouse and friction maxima, applied forces | N, N m | ±1e12 | one step of it on the lightest body stays far below the speed where `v . v` overflows |
 //! | impulse | applied impulses | N s | ±1e10 | the same, applied at once |
-//! | accumulated impulse | saved contact and joint impulses | N s | ±1e25 | times the largest inverse mass stays finite |
+//! | accumulated impulse | saved contact and joint impulses | N s | ±1e30 | times the largest inverse mass stays finite |
+//! | saved state | body angles and velocities given to the core (definitions, setters, restore), and positions, angles and speeds of a file with a `state` section (an export) | m, rad, m/s | ±1e18 | what the engine itself may reach (the step caps speeds only before the solve); its square stays finite |
 //! | softness | revolute softness | 1/kg | 0 ..= 1e6 | |
 //! | ratio | gear and pulley ratios | 1 | ±1e3 | `ratio^2 m` stays finite |
 //! | time | sleep time, time to sleep | s | 0 ..= 1e9 | |
@@ -231,9 +233,20 @@ pub const IMPULSE: Range = range(
 pub const ACCUMULATED_IMPULSE: Range = range(
     "an accumulated impulse",
     "N s",
-    -1e25,
-    1e25,
+    -1e30,
+    1e30,
     "times the largest inverse mass it stays finite",
+);
+/// Positions, angles and speeds of a saved world (a file with a `state` section). The step
+/// caps speeds at 400 m/s only before the solve and does not yet keep bodies inside the
+/// coordinate range, so a world can hold larger numbers than a user may give; its export
+/// must still load. Any number whose square is finite is accepted there.
+pub const SAVED_STATE: Range = range(
+    "a saved position, angle or speed",
+    "",
+    -1e18,
+    1e18,
+    "its square stays finite",
 );
 pub const SOFTNESS: Range = range(
     "a softness",
@@ -278,25 +291,32 @@ pub fn range_of(field: &str) -> Option<&'static Range> {
     if field == "polygon.radius" {
         return Some(&LENGTH);
     }
+    // A body's pose and velocity as the core takes them (definitions, setters, the exact
+    // restore of an export): anything the engine can hold. Hand-written files are held to
+    // the physical ranges of `file_range_of`.
+    if matches!(
+        field,
+        "center" | "angle" | "linear_velocity" | "angular_velocity"
+    ) {
+        return Some(&SAVED_STATE);
+    }
     let key = field.rsplit('.').next().unwrap_or(field);
     Some(match key {
         "position" | "anchor" | "anchor_a" | "anchor_b" | "ground_anchor_a" | "ground_anchor_b"
         | "target" | "point" | "center" | "center_a" | "center_b" | "point_a" | "point_b"
         | "vertices" | "centroid" | "linear_offset" | "origin" | "spacing" | "min" | "max"
-        | "step" | "local_anchor_a" | "local_anchor_b" | "proxy_boxes" | "anchor_on_a"
-        | "anchor_on_b" => &COORDINATE,
+        | "step" | "local_anchor_a" | "local_anchor_b" | "proxy_boxes" | "axis" => &COORDINATE,
         "lower_translation" | "upper_translation" | "length" | "min_length" | "max_length"
         | "length_a" | "length_b" | "constant" | "separation" | "base_separation" | "jitter"
         | "column_spacing" | "row_height" => &LENGTH,
         "half_width" | "half_height" | "half_size" | "radius" => &SIZE,
         "angle" | "lower_angle" | "upper_angle" | "offset" | "angular_offset"
         | "reference_angle" | "max_angle" => &ANGLE,
-        "linear_velocity"
-        | "motor_speed"
+        "motor_speed"
         | "restitution_threshold"
         | "contact_push_max_velocity"
         | "linear_sleep_tolerance" => &SPEED,
-        "angular_velocity" | "angular_sleep_tolerance" => &ANGULAR_SPEED,
+        "angular_sleep_tolerance" => &ANGULAR_SPEED,
         "density" => &DENSITY,
         "friction" => &FRICTION,
         "restitution" => &RESTITUTION,
@@ -325,6 +345,20 @@ pub fn range_of(field: &str) -> Option<&'static Range> {
     })
 }
 
+/// The range of a field in a hand-written scene file: [`range_of`], except that a body's
+/// angle and velocities are held to physical ranges (a file giving a bob 1e37 m/s is
+/// wrong; the core itself accepts any speed whose square is finite, which an export of a
+/// world the engine sped up may hold).
+pub fn file_range_of(field: &str) -> Option<&'static Range> {
+    match field {
+        "center" => Some(&COORDINATE),
+        "angle" => Some(&ANGLE),
+        "linear_velocity" => Some(&SPEED),
+        "angular_velocity" => Some(&ANGULAR_SPEED),
+        _ => range_of(field),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,6 +385,7 @@ mod tests {
             TORQUE,
             IMPULSE,
             ACCUMULATED_IMPULSE,
+            SAVED_STATE,
             SOFTNESS,
             RATIO,
             TIME,
@@ -369,6 +404,9 @@ mod tests {
         assert_eq!(range_of("Box.half_width"), Some(&SIZE));
         assert_eq!(range_of("material.density"), Some(&DENSITY));
         assert_eq!(range_of("position"), Some(&COORDINATE));
+        assert_eq!(range_of("Circle.center"), Some(&COORDINATE));
+        assert_eq!(range_of("center"), Some(&SAVED_STATE));
+        assert_eq!(file_range_of("linear_velocity"), Some(&SPEED));
         assert_eq!(range_of("no_such_field"), None);
     }
 

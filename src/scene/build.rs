@@ -69,7 +69,7 @@ fn joint_label(index: usize, name: &Option<String>) -> String {
 /// " must be between .. and .. (why), got v" when `v` is outside the documented range of
 /// `field` (`physics::limits`).
 fn out_of_range(field: &str, v: f32) -> Option<String> {
-    let range = limits::range_of(field)?;
+    let range = limits::file_range_of(field)?;
     (!range.contains(v)).then(|| {
         format!(
             "{field} must be {}, got {}",
@@ -90,7 +90,7 @@ fn finite(errors: &mut Vec<String>, field: &str, v: f32) {
 fn finite_vec(errors: &mut Vec<String>, field: &str, v: Vec2) {
     if !v.is_finite() {
         errors.push(format!("{field} must be finite, got ({}, {})", v.x, v.y));
-    } else if let Some(range) = limits::range_of(field) {
+    } else if let Some(range) = limits::file_range_of(field) {
         if !(range.contains(v.x) && range.contains(v.y)) {
             errors.push(format!(
                 "{field}: each component must be {}, got ({}, {})",
@@ -294,12 +294,27 @@ pub(crate) fn make_geometry(shape: &GeometryFile) -> Result<Geometry, String> {
 }
 
 /// Every problem of a body (its shapes included), and whether it has mass.
-fn check_body(body: &BodyFile) -> Vec<String> {
+///
+/// `exported`: the file carries a `state` section, so it is (or claims to be) the export of
+/// a world. A world built through the API may hold a dynamic body with no mass (the core
+/// gives it 1 kg, Box2D's rule) or a shape of zero density on a dynamic body, and its export
+/// must load again; hand-written scenes are told that such a body has no mass, which is
+/// almost always a mistake.
+fn check_body(body: &BodyFile, exported: bool) -> Vec<String> {
     let mut e = Vec::new();
-    finite_vec(&mut e, "position", body.position);
-    finite(&mut e, "angle", body.angle);
-    finite_vec(&mut e, "linear_velocity", body.linear_velocity);
-    finite(&mut e, "angular_velocity", body.angular_velocity);
+    if exported {
+        // What the engine itself reached (see `limits::SAVED_STATE`).
+        let r = &limits::SAVED_STATE;
+        state_vec(&mut e, "position", body.position, r);
+        state_number(&mut e, "angle", body.angle, r);
+        state_vec(&mut e, "linear_velocity", body.linear_velocity, r);
+        state_number(&mut e, "angular_velocity", body.angular_velocity, r);
+    } else {
+        finite_vec(&mut e, "position", body.position);
+        finite(&mut e, "angle", body.angle);
+        finite_vec(&mut e, "linear_velocity", body.linear_velocity);
+        finite(&mut e, "angular_velocity", body.angular_velocity);
+    }
     non_negative(&mut e, "linear_damping", body.linear_damping);
     non_negative(&mut e, "angular_damping", body.angular_damping);
     finite(&mut e, "gravity_scale", body.gravity_scale);
@@ -315,9 +330,13 @@ fn check_body(body: &BodyFile) -> Vec<String> {
         return e;
     }
     for (i, shape) in body.shapes.iter().enumerate() {
-        e.extend(check_shape(shape, dynamic, &format!("shape {i}")));
+        e.extend(check_shape(
+            shape,
+            dynamic && !exported,
+            &format!("shape {i}"),
+        ));
     }
-    if dynamic {
+    if dynamic && !exported {
         let has_mass = body
             .shapes
             .iter()
@@ -420,6 +439,7 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
     }
 
     // 2. Names.
+    let exported = scene.state.is_some();
     let mut names: HashMap<String, usize> = HashMap::new();
     for (i, body) in scene.bodies.iter().enumerate() {
         let Some(name) = &body.name else { continue };
@@ -429,6 +449,11 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                 "name must not be empty; leave `name` out for an unnamed body",
             );
         } else if let Some(&first) = names.get(name) {
+            // The API lets two bodies share a name; their export names them in joints by
+            // creation index, so it loads. A hand-written file is told.
+            if exported {
+                continue;
+            }
             report.push(
                 format!("body \"{name}\" #{i}"),
                 format!(
@@ -449,7 +474,7 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         _ => body_label(i, body),
     };
     for (i, body) in scene.bodies.iter().enumerate() {
-        for m in check_body(body) {
+        for m in check_body(body, exported) {
             report.push(label(i, body), m);
         }
     }
@@ -512,7 +537,7 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                 .bodies
                 .iter()
                 .enumerate()
-                .find_map(|(k, b)| check_body(b).into_iter().next().map(|m| (k, m)))
+                .find_map(|(k, b)| check_body(b, false).into_iter().next().map(|m| (k, m)))
             {
                 report.push(what.clone(), format!("body #{}: {m}", first + k));
             }
@@ -574,7 +599,12 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                 ),
             );
         }
-        match core_joint_kind(&joint.kind) {
+        let kind = if exported {
+            in_coordinate_range(&joint.kind)
+        } else {
+            joint.kind.clone()
+        };
+        match core_joint_kind(&kind) {
             Ok(kind) => {
                 if let (Some(body_a), Some(body_b)) = (a, b) {
                     planned.push(PlannedJoint {
@@ -635,7 +665,16 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         let what = body_label(i, body);
         let def = BodyDef {
             kind: BodyKind::from(body.kind),
-            position: body.position,
+            // An export's body may have drifted past the coordinate range (the step does not
+            // stop it); it is created inside and put back exactly by the state's restore.
+            position: if exported {
+                body.position.clamp(
+                    Vec2::splat(limits::COORDINATE.min),
+                    Vec2::splat(limits::COORDINATE.max),
+                )
+            } else {
+                body.position
+            },
             angle: body.angle,
             linear_velocity: body.linear_velocity,
             angular_velocity: body.angular_velocity,
@@ -765,12 +804,12 @@ fn check_state(
     for (i, (s, body)) in state.bodies.iter().zip(bodies).enumerate() {
         let what = format!("state of {}", body_label(i, body));
         let mut e = Vec::new();
-        // A centre of mass or a broad-phase box may lie a shape's offset beyond the body
-        // origin: the length range (twice and more the coordinate range) holds them.
-        state_vec(&mut e, "center", s.center, &limits::LENGTH);
-        finite(&mut e, "angle", s.angle);
-        finite_vec(&mut e, "linear_velocity", s.linear_velocity);
-        finite(&mut e, "angular_velocity", s.angular_velocity);
+        // What the engine itself reached (see `limits::SAVED_STATE`).
+        let r = &limits::SAVED_STATE;
+        state_vec(&mut e, "center", s.center, r);
+        state_number(&mut e, "angle", s.angle, r);
+        state_vec(&mut e, "linear_velocity", s.linear_velocity, r);
+        state_number(&mut e, "angular_velocity", s.angular_velocity, r);
         non_negative(&mut e, "sleep_time", s.sleep_time);
         if s.proxy_boxes.len() != body.shapes.len() {
             e.push(format!(
@@ -782,8 +821,8 @@ fn check_state(
         for (k, &(min, max)) in s.proxy_boxes.iter().enumerate() {
             let field = format!("proxy_boxes[{k}]");
             let before = e.len();
-            state_vec(&mut e, &field, min, &limits::LENGTH);
-            state_vec(&mut e, &field, max, &limits::LENGTH);
+            state_vec(&mut e, &field, min, r);
+            state_vec(&mut e, &field, max, r);
             if e.len() == before && !(min.x <= max.x && min.y <= max.y) {
                 e.push(format!("{field}: min must be below max"));
             }
@@ -827,8 +866,13 @@ fn check_state(
         unit_or_zero(&mut e, "normal", c.normal, touching);
         for (k, p) in c.points.iter().enumerate() {
             let field = |name: &str| format!("points[{k}].{name}");
-            state_vec(&mut e, &field("point"), p.point, &limits::LENGTH);
-            state_number(&mut e, &field("separation"), p.separation, &limits::LENGTH);
+            state_vec(&mut e, &field("point"), p.point, &limits::SAVED_STATE);
+            state_number(
+                &mut e,
+                &field("separation"),
+                p.separation,
+                &limits::SAVED_STATE,
+            );
             for (name, v) in [
                 ("normal_impulse", p.normal_impulse),
                 ("max_normal_impulse", p.max_normal_impulse),
@@ -861,16 +905,26 @@ fn check_state(
                 &mut e,
                 "cache.relative position",
                 k.relative.0,
-                &limits::LENGTH,
+                &limits::SAVED_STATE,
             );
             for j in 0..2 {
-                state_vec(&mut e, "cache.anchor_a", k.anchor_a[j], &limits::LENGTH);
-                state_vec(&mut e, "cache.anchor_b", k.anchor_b[j], &limits::LENGTH);
+                state_vec(
+                    &mut e,
+                    "cache.anchor_a",
+                    k.anchor_a[j],
+                    &limits::SAVED_STATE,
+                );
+                state_vec(
+                    &mut e,
+                    "cache.anchor_b",
+                    k.anchor_b[j],
+                    &limits::SAVED_STATE,
+                );
                 state_number(
                     &mut e,
                     "cache.base_separation",
                     k.base_separation[j],
-                    &limits::LENGTH,
+                    &limits::SAVED_STATE,
                 );
             }
         }
@@ -890,7 +944,7 @@ fn check_state(
                 f if f.ends_with("impulse") => limits::ACCUMULATED_IMPULSE,
                 // Local frames, lengths, reference angles and offsets: a difference of two
                 // in-range values.
-                _ => limits::LENGTH,
+                _ => limits::SAVED_STATE,
             };
             state_number(&mut e, field, v, &range);
         }
@@ -944,6 +998,41 @@ fn unit_or_zero(errors: &mut Vec<String>, field: &str, v: Vec2, required: bool) 
             v.length()
         ));
     }
+}
+
+/// A joint of an export with the world points that follow its bodies (anchors, the motor's
+/// offset) brought inside the coordinate range: bodies that drifted past it are created
+/// inside it, and the joint's exact local frames come back from the state section.
+fn in_coordinate_range(kind: &JointKindFile) -> JointKindFile {
+    let c = |v: Vec2| {
+        if v.is_finite() {
+            v.clamp(
+                Vec2::splat(limits::COORDINATE.min),
+                Vec2::splat(limits::COORDINATE.max),
+            )
+        } else {
+            v
+        }
+    };
+    let mut k = kind.clone();
+    match &mut k {
+        JointKindFile::Revolute(j) => j.anchor = c(j.anchor),
+        JointKindFile::Prismatic(j) => j.anchor = c(j.anchor),
+        JointKindFile::Wheel(j) => j.anchor = c(j.anchor),
+        JointKindFile::Weld(j) => j.anchor = c(j.anchor),
+        JointKindFile::Angle(_) | JointKindFile::Mouse(_) => {}
+        JointKindFile::Pulley(j) => {
+            j.anchor_a = c(j.anchor_a);
+            j.anchor_b = c(j.anchor_b);
+        }
+        JointKindFile::Distance(j) => {
+            j.anchor_a = c(j.anchor_a);
+            j.anchor_b = c(j.anchor_b);
+        }
+        JointKindFile::Motor(j) => j.linear_offset = j.linear_offset.map(c),
+        JointKindFile::Friction(j) => j.anchor = c(j.anchor),
+    }
+    k
 }
 
 /// The handles of everything the file made, in creation order.

@@ -605,13 +605,13 @@ joint_file! {
     }
 }
 
-/// `max_length` in files: left out for unbounded (`f32::MAX` in the core).
+/// `max_length` in files: left out for unbounded (`UNBOUNDED_LENGTH` in the core).
 fn max_length_to_core(max: Option<f32>) -> f32 {
-    max.unwrap_or(f32::MAX)
+    max.unwrap_or(crate::physics::joint::distance::UNBOUNDED_LENGTH)
 }
 
 fn max_length_from_core(max: f32) -> Option<f32> {
-    (max != f32::MAX).then_some(max)
+    (max != crate::physics::joint::distance::UNBOUNDED_LENGTH).then_some(max)
 }
 
 joint_file! {
@@ -1206,7 +1206,7 @@ mod tests {
     #[test]
     fn file_defaults_are_the_core_defaults() {
         // Options left out of a file mean what they mean in the core (`max_length` left out
-        // is the core's unbounded `f32::MAX`).
+        // is the core's unbounded `UNBOUNDED_LENGTH`).
         assert_eq!(
             RevoluteFile::default().to_core(),
             RevoluteJointDef::default()

@@ -47,9 +47,14 @@ pub struct DistanceJointDef {
     pub enable_limit: bool,
     /// Metres (>= 0). Default 0.
     pub min_length: f32,
-    /// Metres (>= min_length). Default `f32::MAX` (unbounded).
+    /// Metres (>= min_length). Default `UNBOUNDED_LENGTH` (4e6 m, the longest length the
+    /// engine holds: Box2D v3's `B2_HUGE` idea; `f32::MAX` here overflowed the limit's bias
+    /// to infinity and made NaN).
     pub max_length: f32,
 }
+
+/// What an unbounded `max_length` means: the longest length in range.
+pub const UNBOUNDED_LENGTH: f32 = crate::physics::limits::LENGTH.max;
 
 impl Default for DistanceJointDef {
     fn default() -> Self {
@@ -62,7 +67,7 @@ impl Default for DistanceJointDef {
             damping_ratio: 0.0,
             enable_limit: false,
             min_length: 0.0,
-            max_length: f32::MAX,
+            max_length: UNBOUNDED_LENGTH,
         }
     }
 }
@@ -110,10 +115,7 @@ impl DistanceJointDef {
         check_non_negative("hertz", self.hertz)?;
         check_non_negative("damping_ratio", self.damping_ratio)?;
         check_non_negative("min_length", self.min_length)?;
-        // `f32::MAX` is the unbounded default; any other maximum is a length in range.
-        if self.max_length != f32::MAX {
-            check_finite("max_length", self.max_length)?;
-        }
+        check_finite("max_length", self.max_length)?;
         if self.min_length > self.max_length {
             return Err(PhysicsError::new(
                 "min_length",
