@@ -581,6 +581,11 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         };
         let a = resolve("body_a", &joint.body_a);
         let b = resolve("body_b", &joint.body_b);
+        if let (Some(a), Some(b), false) = (a, b, exported) {
+            for m in long_arms(&joint.kind, bodies[a].position, bodies[b].position) {
+                report.push(what.clone(), m);
+            }
+        }
         if joint.body_a == joint.body_b {
             report.push(
                 what.clone(),
@@ -626,6 +631,19 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
     }
     let mut reported_generator = None;
     for (g, joint) in &generated_joints {
+        let arms = long_arms(
+            &joint.kind,
+            bodies[joint.body_a].position,
+            bodies[joint.body_b].position,
+        );
+        if let Some(m) = arms.into_iter().next() {
+            if reported_generator != Some(*g) {
+                reported_generator = Some(*g);
+                let what = format!("generator #{g} ({})", scene.generators[*g].name());
+                report.push(what, format!("joint: {m}"));
+            }
+            continue;
+        }
         match core_joint_kind(&joint.kind) {
             Ok(kind) => planned.push(PlannedJoint {
                 body_a: joint.body_a,
@@ -733,6 +751,29 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
             Ok(h) => joint_handles.push(h),
             Err(e) => {
                 report.push(joint_label(i, &joint.name), e.to_string());
+                return Err(SceneErrors(report.errors));
+            }
+        }
+    }
+    // 8. Bodies piled onto each other make a contact per overlapping pair: 20,000 scattered
+    // circles in a few square metres made hundreds of millions and exhausted the memory (the
+    // fuzzer's process was killed at 23 GB). Count the overlapping pairs of the new world,
+    // stopping at the limit, and refuse a scene past it.
+    if !exported {
+        let mut pairs: u64 = 0;
+        for (_, shape) in world.shapes() {
+            // Each pair is seen from both sides, and each shape sees its own body.
+            pairs += world.query_aabb(shape.aabb()).len().saturating_sub(1) as u64;
+            if pairs / 2 > limits::MAX_OVERLAPPING_PAIRS {
+                report.push(
+                    "scene",
+                    format!(
+                        "its bodies overlap in more than {} pairs of shapes when it starts (a \
+                         generator's bodies on top of each other?); space them out: each \
+                         overlapping pair becomes a contact",
+                        limits::MAX_OVERLAPPING_PAIRS
+                    ),
+                );
                 return Err(SceneErrors(report.errors));
             }
         }
@@ -942,8 +983,18 @@ fn check_state(
                     ..limits::ACCUMULATED_IMPULSE
                 },
                 f if f.ends_with("impulse") => limits::ACCUMULATED_IMPULSE,
-                // Local frames, lengths, reference angles and offsets: a difference of two
-                // in-range values.
+                // Local anchors, rope lengths and offsets: lengths between two points of the
+                // world, as the definitions' (a 1e7 m rope loaded here but its export did
+                // not).
+                // A local anchor is an arm: within `MAX_JOINT_ARM` of the body's origin
+                // (1.1e6 m here made NaN in the solver).
+                "local_anchor_a" | "local_anchor_b" => limits::Range {
+                    min: -limits::MAX_JOINT_ARM,
+                    max: limits::MAX_JOINT_ARM,
+                    ..limits::LENGTH
+                },
+                "length" | "length_a" | "length_b" | "constant" | "linear_offset" => limits::LENGTH,
+                // Reference angles and angular offsets: differences of body angles.
                 _ => limits::SAVED_STATE,
             };
             state_number(&mut e, field, v, &range);
@@ -998,6 +1049,62 @@ fn unit_or_zero(errors: &mut Vec<String>, field: &str, v: Vec2, required: bool) 
             v.length()
         ));
     }
+}
+
+/// "anchor is 2000 m from body_a; ..." for each anchor of a joint farther than
+/// `limits::MAX_JOINT_ARM` from the origin of the body it is on (`a`, `b`: the bodies'
+/// positions). Non-finite anchors are left to the definition's own check.
+fn long_arms(kind: &JointKindFile, a: Vec2, b: Vec2) -> Vec<String> {
+    let mut arms: Vec<(&str, Vec2, &str, Vec2)> = Vec::new();
+    match kind {
+        JointKindFile::Revolute(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Prismatic(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Wheel(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Weld(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Friction(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Pulley(j) => {
+            arms.push(("anchor_a", j.anchor_a, "body_a", a));
+            arms.push(("anchor_b", j.anchor_b, "body_b", b));
+        }
+        JointKindFile::Distance(j) => {
+            arms.push(("anchor_a", j.anchor_a, "body_a", a));
+            arms.push(("anchor_b", j.anchor_b, "body_b", b));
+        }
+        JointKindFile::Mouse(j) => arms.push(("target", j.target, "body_b", b)),
+        JointKindFile::Angle(_) | JointKindFile::Motor(_) => {}
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (field, point, body, origin) in arms {
+        let d = point.distance(origin);
+        if d.is_finite() && d > limits::MAX_JOINT_ARM {
+            let m = format!(
+                "{field} is {} m from {body}'s origin; a joint's anchors lie within {} m of \
+                 the bodies they join (longer arms make the solver's effective masses \
+                 overflow: NaN at 1e4 m)",
+                limits::number(d),
+                limits::number(limits::MAX_JOINT_ARM)
+            );
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+    out
 }
 
 /// A joint of an export with the world points that follow its bodies (anchors, the motor's
