@@ -62,6 +62,11 @@ const STEPS: usize = 30;
 /// exported and reloaded.
 const STEP_WORK_BUDGET: u64 = 2_000_000;
 
+/// Stepping time after which an accepted world takes no more steps (a pile of 36,000
+/// overlapping bodies takes seconds per step; that is slow, not a hang). A single step longer
+/// than `TIME_BOUND` still fails the input.
+const STEP_TIME_BUDGET: Duration = Duration::from_secs(5);
+
 // ------------------------------------------------------------------------------------------
 // Running one input.
 
@@ -294,7 +299,11 @@ fn check_world(world: &mut World, steps: &mut u64, exact: bool) -> Result<(), St
         STEPS
     };
     let dt = world.settings().dt();
+    let start = Instant::now();
     for k in 0..n {
+        if start.elapsed() > STEP_TIME_BUDGET {
+            break;
+        }
         world.step(dt);
         *steps += 1;
         check_finite_state(world).map_err(|e| format!("{e} after step {}", k + 1))?;

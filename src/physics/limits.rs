@@ -15,7 +15,8 @@
 //! |---|---|---|---|---|
 //! | coordinate | positions, anchors, centres, vertices, points, targets, offsets, axes (before normalising) | m | ±1e6 | f32 spacing at 1e6 m is 6 cm (12 slops): contacts no longer resolve; Box2D v3's `B2_HUGE` is 1e5 |
 //! | length | translations, lengths, separations | m | ±4e6 | the farthest two coordinates can be apart |
-//! | size | half widths, radii | m | 0.005 ..= 1e6 | below the linear slop (5 mm) contacts and hulls degenerate (1e-9 m circles gave NaN) |
+//! | size | half widths, radii | m | 0.005 ..= 1e3 | below the linear slop (5 mm) contacts and hulls degenerate (1e-9 m circles gave NaN); above, see arms |
+//! | arm | farthest point of a shape from its body's origin; joint anchor from its body's origin | m | ..= 1e3 | effective masses grow with the arm squared: NaN at 1e4 m |
 //! | angle | angles, angle limits, offsets | rad | ±1e7 | past 1e7 rad one f32 step is a whole radian |
 //! | speed | body velocities in scene files, motor speeds, speed tolerances | m/s, rad/s | ±1e4 | 25 x the 400 m/s cap; `v . v` far from overflow (1e37 m/s left a NaN joint impulse) |
 //! | angle of a body in a scene file | | rad | ±1e7 | as other angles |
@@ -37,9 +38,10 @@
 //! | time | sleep time, time to sleep | s | 0 ..= 1e9 | |
 //! | slop | allowed penetration | m | 0 ..= 1 | |
 //!
-//! Joint arms: a joint's anchors lie within [`MAX_JOINT_ARM`] (1e3 m) of the origins of the
-//! bodies they join (checked by the scene loader; the core's `Joint::new` should check the
-//! same, see the report of issue 15).
+//! Arms: every point of a shape lies within [`MAX_ARM`] (1e3 m) of its body's origin
+//! (`ShapeDef::validate`), and a joint's anchors within [`MAX_JOINT_ARM`] (the same) of the
+//! origins of the bodies they join (checked by the scene loader; the core's `Joint::new`
+//! should check the same, see the report of issue 15).
 //!
 //! Counts: a scene may make at most [`MAX_BODIES`] bodies, [`MAX_SHAPES`] shapes,
 //! [`MAX_JOINTS`] joints, and [`MAX_SHAPES_PER_BODY`] shapes on one body, generators
@@ -133,8 +135,8 @@ pub const SIZE: Range = range(
     "a size",
     "m",
     MIN_SIZE,
-    MAX_COORDINATE,
-    "below the 5 mm linear slop contacts and inertias degenerate",
+    MAX_ARM,
+    "below the 5 mm linear slop contacts and inertias degenerate; above 1e3 m see MAX_ARM",
 );
 pub const ANGLE: Range = range(
     "an angle",
@@ -278,10 +280,14 @@ pub const VIEW: Range = range(
     "the whole world",
 );
 
-/// Largest distance, metres, from a body's origin to a joint anchor on it (an arm). The
-/// solver's effective masses grow with the square of the arm: the fuzzer found NaN at 1e4 m
-/// and 1e6 m arms, and 1e3 m arms already fling bodies at the speed cap.
-pub const MAX_JOINT_ARM: f32 = 1e3;
+/// Largest arm, metres: the distance from a body's origin to any point of its shapes, and to
+/// a joint anchor on it. The solver's effective masses grow with the square of the arms
+/// (contact points lie on the shapes, anchors where the joint acts): the fuzzer found NaN
+/// with 1e4 m and 1e6 m joint arms and with a dynamic circle of 9.5e5 m, and 1e3 m arms
+/// already fling bodies at the speed cap.
+pub const MAX_ARM: f32 = 1e3;
+/// The joint form of [`MAX_ARM`].
+pub const MAX_JOINT_ARM: f32 = MAX_ARM;
 
 /// Most pairs of shapes whose boxes overlap when a scene starts (each becomes a contact, a
 /// few hundred bytes): bodies generated on top of each other make one per pair, the square

@@ -9,7 +9,7 @@ use super::error::{
     check_density, check_finite, check_finite_vec, check_non_negative, check_positive,
 };
 use super::error::{PhysicsError, PhysicsResult};
-use super::limits::{number, MAX_ASPECT_RATIO};
+use super::limits::{number, MAX_ARM, MAX_ASPECT_RATIO};
 use super::math::{cross, Aabb, Transform, Vec2};
 use super::settings::{AABB_MARGIN, AABB_MARGIN_FRACTION, LINEAR_SLOP};
 use super::{BodyHandle, ShapeHandle};
@@ -537,8 +537,27 @@ impl ShapeDef {
         check_density("density", self.density)?;
         check_non_negative("friction", self.friction)?;
         check_non_negative("restitution", self.restitution)?;
-        validate_geometry(&self.geometry)
+        validate_geometry(&self.geometry)?;
+        check_reach(&self.geometry)
     }
+}
+
+/// `Ok` when every point of the geometry lies within `MAX_ARM` of the body origin (contact
+/// arms stay short enough for the solver: a dynamic circle of 9.5e5 m made NaN).
+pub fn check_reach(geometry: &Geometry) -> PhysicsResult<()> {
+    let reach = geometry.extent_from(Vec2::ZERO);
+    if reach > MAX_ARM {
+        return Err(PhysicsError::new(
+            "geometry",
+            format!(
+                "reaches {} m from the body's origin; a shape lies within {} m of it \
+                 (longer arms overflow the solver); use several bodies",
+                number(reach),
+                number(MAX_ARM)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Check geometry built by hand (not through the constructors).
