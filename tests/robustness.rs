@@ -451,7 +451,7 @@ fn bodies_piled_on_each_other_are_refused_before_their_contacts_exhaust_memory()
     let start = Instant::now();
     let errors = refused(text);
     assert!(
-        errors.contains("overlap in more than 1000000 pairs"),
+        errors.contains("overlap in more than 250000 pairs"),
         "{errors}"
     );
     assert!(

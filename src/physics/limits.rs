@@ -292,7 +292,7 @@ pub const MAX_JOINT_ARM: f32 = MAX_ARM;
 /// Most pairs of shapes whose boxes overlap when a scene starts (each becomes a contact, a
 /// few hundred bytes): bodies generated on top of each other make one per pair, the square
 /// of their count. A scene that starts with more is refused.
-pub const MAX_OVERLAPPING_PAIRS: u64 = 1_000_000;
+pub const MAX_OVERLAPPING_PAIRS: u64 = 250_000;
 
 /// Most bodies a scene may make, generators included.
 pub const MAX_BODIES: u64 = 200_000;
