@@ -485,3 +485,19 @@ fn shapes_reaching_far_from_their_body_are_refused() {
         "{errors}"
     );
 }
+
+/// The long fuzz runs' NaN: joints whose anchors lie far from their bodies (a weld anchored
+/// 500 m away in the welded-cantilever scene, a revolute chain link moved 1e6 m away) made
+/// the solver's effective masses overflow. A joint's anchors lie within `MAX_JOINT_ARM` of
+/// the bodies it joins.
+#[test]
+fn joint_anchors_far_from_their_bodies_are_refused() {
+    let errors = refused(
+        "Scene(bodies: [(name: \"a\", shapes: [(shape: Box(half_width: 0.5, half_height: 0.1))]),
+                        (name: \"b\", position: (1.0, 0.0), shapes: [(shape: Box(half_width: 0.5, half_height: 0.1))])],
+               joints: [(body_a: \"a\", body_b: \"b\", kind: Weld(anchor: (500.0, 6.0)))])",
+    );
+    assert!(errors.contains("anchor is 500"), "{errors}");
+    assert!(errors.contains("within 50 m"), "{errors}");
+    assert_eq!(limits::MAX_JOINT_ARM, 50.0);
+}

@@ -16,7 +16,8 @@
 //! | coordinate | positions, anchors, centres, vertices, points, targets, offsets, axes (before normalising) | m | ±1e6 | f32 spacing at 1e6 m is 6 cm (12 slops): contacts no longer resolve; Box2D v3's `B2_HUGE` is 1e5 |
 //! | length | translations, lengths, separations | m | ±4e6 | the farthest two coordinates can be apart |
 //! | size | half widths, radii | m | 0.005 ..= 1e3 | below the linear slop (5 mm) contacts and hulls degenerate (1e-9 m circles gave NaN); above, see arms |
-//! | arm | farthest point of a shape from its body's origin; joint anchor from its body's origin | m | ..= 1e3 | effective masses grow with the arm squared: NaN at 1e4 m |
+//! | reach | farthest point of a shape from its body's origin | m | ..= 1e3 | contact arms; a 9.5e5 m dynamic circle gave NaN |
+//! | joint arm | joint anchor from the origin of each body it joins | m | ..= 50 | effective masses grow with the arm squared: NaN at 1e6, 1e4, 500 and 100 m |
 //! | angle | angles, angle limits, offsets | rad | ±1e7 | past 1e7 rad one f32 step is a whole radian |
 //! | speed | body velocities in scene files, motor speeds, speed tolerances | m/s, rad/s | ±1e4 | 25 x the 400 m/s cap; `v . v` far from overflow (1e37 m/s left a NaN joint impulse) |
 //! | angle of a body in a scene file | | rad | ±1e7 | as other angles |
@@ -39,7 +40,7 @@
 //! | slop | allowed penetration | m | 0 ..= 1 | |
 //!
 //! Arms: every point of a shape lies within [`MAX_ARM`] (1e3 m) of its body's origin
-//! (`ShapeDef::validate`), and a joint's anchors within [`MAX_JOINT_ARM`] (the same) of the
+//! (`ShapeDef::validate`), and a joint's anchors within [`MAX_JOINT_ARM`] (50 m) of the
 //! origins of the bodies they join (checked by the scene loader; the core's `Joint::new`
 //! should check the same, see the report of issue 15).
 //!
@@ -280,14 +281,14 @@ pub const VIEW: Range = range(
     "the whole world",
 );
 
-/// Largest arm, metres: the distance from a body's origin to any point of its shapes, and to
-/// a joint anchor on it. The solver's effective masses grow with the square of the arms
-/// (contact points lie on the shapes, anchors where the joint acts): the fuzzer found NaN
-/// with 1e4 m and 1e6 m joint arms and with a dynamic circle of 9.5e5 m, and 1e3 m arms
-/// already fling bodies at the speed cap.
+/// Largest reach of a shape, metres: the distance from its body's origin to any of its
+/// points. Contact arms lie within it; a dynamic circle of 9.5e5 m on a joint made NaN.
 pub const MAX_ARM: f32 = 1e3;
-/// The joint form of [`MAX_ARM`].
-pub const MAX_JOINT_ARM: f32 = MAX_ARM;
+/// Largest joint arm, metres: the distance from a body's origin to a joint anchor on it.
+/// The solver's effective masses grow with the square of the arm: the fuzzer found NaN with
+/// arms of 1e6, 1e4 and 500 m, and a soft-step welded cantilever went NaN with 100 m arms
+/// (not with 50 m).
+pub const MAX_JOINT_ARM: f32 = 50.0;
 
 /// Most pairs of shapes whose boxes overlap when a scene starts (each becomes a contact, a
 /// few hundred bytes): bodies generated on top of each other make one per pair, the square

@@ -995,13 +995,20 @@ fn check_state(
                 // world, as the definitions' (a 1e7 m rope loaded here but its export did
                 // not).
                 // A local anchor is an arm: within `MAX_JOINT_ARM` of the body's origin
-                // (1.1e6 m here made NaN in the solver).
+                // (1.1e6 m here made NaN in the solver). The arm of an export may be a little
+                // longer than a file's (a body of a torn joint moved): twice the limit.
                 "local_anchor_a" | "local_anchor_b" => limits::Range {
-                    min: -limits::MAX_JOINT_ARM,
-                    max: limits::MAX_JOINT_ARM,
+                    min: -2.0 * limits::MAX_JOINT_ARM,
+                    max: 2.0 * limits::MAX_JOINT_ARM,
                     ..limits::LENGTH
                 },
-                "length" | "length_a" | "length_b" | "constant" | "linear_offset" => limits::LENGTH,
+                // Rope lengths are not negative (a saved -0.001 loaded, and its export did
+                // not: the definition's length is zero or more).
+                "length" | "length_a" | "length_b" | "constant" => limits::Range {
+                    min: 0.0,
+                    ..limits::LENGTH
+                },
+                "linear_offset" => limits::LENGTH,
                 // Reference angles and angular offsets: differences of body angles.
                 _ => limits::SAVED_STATE,
             };
@@ -1104,7 +1111,7 @@ fn long_arms(kind: &JointKindFile, a: Vec2, b: Vec2) -> Vec<String> {
             let m = format!(
                 "{field} is {} m from {body}'s origin; a joint's anchors lie within {} m of \
                  the bodies they join (longer arms make the solver's effective masses \
-                 overflow: NaN at 1e4 m)",
+                 overflow: NaN at 100 m)",
                 limits::number(d),
                 limits::number(limits::MAX_JOINT_ARM)
             );
