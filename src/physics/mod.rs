@@ -10,6 +10,7 @@
 //! - [`math`]: `Vec2` (glam), `Rot`, `Transform`, cross helpers, `Aabb`.
 //! - [`handle`]: generational handles and the arena that checks them.
 //! - [`error`]: `PhysicsError`, what every constructor returns on bad input.
+//! - [`limits`]: the documented range of every number a user can give.
 //! - [`settings`]: `SolverSettings` and every tolerance, with units and defaults.
 //! - [`body`], [`shape`]: definitions and stored state.
 //! - [`collision`]: narrow phase (manifolds), GJK distance, ray casts, broad phase.
@@ -26,6 +27,7 @@ pub mod debug_draw;
 pub mod error;
 pub mod handle;
 pub mod joint;
+pub mod limits;
 pub mod math;
 pub mod settings;
 pub mod shape;

@@ -5,8 +5,11 @@
 //! static ground and terrain: they have no area and so no mass, and segment-segment pairs do not
 //! collide.
 
-use super::error::{check_finite, check_finite_vec, check_non_negative, check_positive};
+use super::error::{
+    check_density, check_finite, check_finite_vec, check_non_negative, check_positive,
+};
 use super::error::{PhysicsError, PhysicsResult};
+use super::limits::{number, MAX_ARM, MAX_ASPECT_RATIO};
 use super::math::{cross, Aabb, Transform, Vec2};
 use super::settings::{AABB_MARGIN, AABB_MARGIN_FRACTION, LINEAR_SLOP};
 use super::{BodyHandle, ShapeHandle};
@@ -160,10 +163,16 @@ impl Polygon {
         check_positive("box.half_height", half_height)?;
         check_finite_vec("box.center", center)?;
         check_finite("box.angle", angle)?;
-        if half_width < 0.5 * LINEAR_SLOP || half_height < 0.5 * LINEAR_SLOP {
+        let aspect = half_width.max(half_height) / half_width.min(half_height);
+        if aspect > MAX_ASPECT_RATIO {
             return Err(PhysicsError::new(
                 "box",
-                "half sizes must be at least 0.0025 m",
+                format!(
+                    "the sides' ratio must be at most {} (a thinner box is a segment or \
+                     capsule), got {}",
+                    number(MAX_ASPECT_RATIO),
+                    number(aspect)
+                ),
             ));
         }
         let xf = Transform::new(center, angle);
@@ -172,29 +181,42 @@ impl Polygon {
             Vec2::new(half_width, -half_height),
             Vec2::new(half_width, half_height),
             Vec2::new(-half_width, half_height),
-        ];
-        let mut polygon = Self::from_hull(&corners.map(|c| xf.apply(c)), 0.0);
+        ]
+        .map(|c| xf.apply(c));
+        // A box is exported as its four corners: accept only a box whose corners the
+        // polygon loader accepts too (their hull keeps all four), so every export loads.
+        if convex_hull(&corners).len() != 4 {
+            return Err(PhysicsError::new(
+                "box",
+                "too small or too thin for its position: its corners do not make a polygon \
+                 of four corners in f32 (move it nearer the origin or make it larger)",
+            ));
+        }
+        let mut polygon = Self::from_hull(&corners, 0.0);
         polygon.centroid = center;
         Ok(polygon)
     }
 
-    /// The live vertices.
+    /// The live vertices (at most `MAX_POLYGON_VERTICES`, even when a hand-built polygon's
+    /// `count` says more: `validate_geometry` refuses such a polygon, nothing panics on it).
     pub fn vertices(&self) -> &[Vec2] {
-        &self.vertices[..self.count]
+        &self.vertices[..self.count.min(MAX_POLYGON_VERTICES)]
     }
 
     /// The live edge normals.
     pub fn normals(&self) -> &[Vec2] {
-        &self.normals[..self.count]
+        &self.normals[..self.count.min(MAX_POLYGON_VERTICES)]
     }
 }
 
 /// Centroid of a convex polygon by triangle fan.
 fn polygon_centroid(vertices: &[Vec2]) -> Vec2 {
-    let origin = vertices[0];
+    let Some(&origin) = vertices.first() else {
+        return Vec2::ZERO;
+    };
     let mut center = Vec2::ZERO;
     let mut area = 0.0;
-    for i in 1..vertices.len() - 1 {
+    for i in 1..vertices.len().saturating_sub(1) {
         let e1 = vertices[i] - origin;
         let e2 = vertices[i + 1] - origin;
         let tri_area = 0.5 * cross(e1, e2);
@@ -339,7 +361,7 @@ impl Geometry {
             Geometry::Polygon(p) => {
                 let first = xf.apply(p.vertices[0]);
                 let (mut lo, mut hi) = (first, first);
-                for &v in &p.vertices[1..p.count] {
+                for &v in p.vertices().iter().skip(1) {
                     let w = xf.apply(v);
                     lo = lo.min(w);
                     hi = hi.max(w);
@@ -420,7 +442,7 @@ fn polygon_mass(p: &Polygon, density: f32) -> MassData {
     let mut area = 0.0;
     let mut center = Vec2::ZERO;
     let mut inertia = 0.0;
-    for i in 1..p.count - 1 {
+    for i in 1..p.vertices().len().saturating_sub(1) {
         let e1 = p.vertices[i] - origin;
         let e2 = p.vertices[i + 1] - origin;
         let d = cross(e1, e2);
@@ -512,11 +534,30 @@ impl ShapeDef {
     }
 
     pub fn validate(&self) -> PhysicsResult<()> {
-        check_non_negative("density", self.density)?;
+        check_density("density", self.density)?;
         check_non_negative("friction", self.friction)?;
         check_non_negative("restitution", self.restitution)?;
-        validate_geometry(&self.geometry)
+        validate_geometry(&self.geometry)?;
+        check_reach(&self.geometry)
     }
+}
+
+/// `Ok` when every point of the geometry lies within `MAX_ARM` of the body origin (contact
+/// arms stay short enough for the solver: a dynamic circle of 9.5e5 m made NaN).
+pub fn check_reach(geometry: &Geometry) -> PhysicsResult<()> {
+    let reach = geometry.extent_from(Vec2::ZERO);
+    if reach > MAX_ARM {
+        return Err(PhysicsError::new(
+            "geometry",
+            format!(
+                "reaches {} m from the body's origin; a shape lies within {} m of it \
+                 (longer arms overflow the solver); use several bodies",
+                number(reach),
+                number(MAX_ARM)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Check geometry built by hand (not through the constructors).
@@ -535,7 +576,15 @@ pub fn validate_geometry(geometry: &Geometry) -> PhysicsResult<()> {
             for &v in p.vertices() {
                 check_finite_vec("polygon.vertices", v)?;
             }
+            check_finite_vec("polygon.centroid", p.centroid)?;
             check_non_negative("polygon.radius", p.radius)?;
+            // The same outline test as `Polygon::new`: no sliver, no repeated corner.
+            if convex_hull(p.vertices()).len() != p.count {
+                return Err(PhysicsError::new(
+                    "polygon.vertices",
+                    "the polygon is degenerate (a sliver, or repeated or collinear corners)",
+                ));
+            }
             // Convex and counter-clockwise: every vertex is on the inner side of every edge.
             for i in 0..p.count {
                 let a = p.vertices[i];

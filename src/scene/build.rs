@@ -7,14 +7,15 @@ use glam::Vec2;
 
 use super::error::{SceneError, SceneErrors};
 use super::format::{
-    BodyFile, BodyKindFile, Generator, GeometryFile, JointKindFile, SceneFile, SettingsFile,
-    ShapeFile, VerdictFile, WorldStateFile,
+    BodyFile, BodyKindFile, Generator, GeometryFile, JointKindFile, JointStateFile, SceneFile,
+    SettingsFile, ShapeFile, VerdictFile, WorldStateFile,
 };
 use super::generators::{self, GeneratedJoint};
 use super::Scene;
 use crate::physics::collision::{Manifold, ManifoldPoint};
 use crate::physics::contact::ManifoldCache;
 use crate::physics::joint::JointDefKind;
+use crate::physics::limits;
 use crate::physics::math::{Aabb, Rot, Transform};
 use crate::physics::shape::{convex_hull, MAX_POLYGON_VERTICES};
 use crate::physics::{
@@ -65,15 +66,39 @@ fn joint_label(index: usize, name: &Option<String>) -> String {
 // ------------------------------------------------------------------------------------------
 // Checks. Each returns messages "field: what is wrong, what would be valid".
 
+/// " must be between .. and .. (why), got v" when `v` is outside the documented range of
+/// `field` (`physics::limits`).
+fn out_of_range(field: &str, v: f32) -> Option<String> {
+    let range = limits::file_range_of(field)?;
+    (!range.contains(v)).then(|| {
+        format!(
+            "{field} must be {}, got {}",
+            range.describe(),
+            limits::number(v)
+        )
+    })
+}
+
 fn finite(errors: &mut Vec<String>, field: &str, v: f32) {
     if !v.is_finite() {
         errors.push(format!("{field} must be a finite number, got {v}"));
+    } else if let Some(m) = out_of_range(field, v) {
+        errors.push(m);
     }
 }
 
 fn finite_vec(errors: &mut Vec<String>, field: &str, v: Vec2) {
     if !v.is_finite() {
         errors.push(format!("{field} must be finite, got ({}, {})", v.x, v.y));
+    } else if let Some(range) = limits::file_range_of(field) {
+        if !(range.contains(v.x) && range.contains(v.y)) {
+            errors.push(format!(
+                "{field}: each component must be {}, got ({}, {})",
+                range.describe(),
+                limits::number(v.x),
+                limits::number(v.y)
+            ));
+        }
     }
 }
 
@@ -82,12 +107,33 @@ fn positive(errors: &mut Vec<String>, field: &str, v: f32, unit: &str) {
         errors.push(format!(
             "{field} must be a finite number above zero ({unit}), got {v}"
         ));
+    } else if let Some(m) = out_of_range(field, v) {
+        errors.push(m);
     }
 }
 
 fn non_negative(errors: &mut Vec<String>, field: &str, v: f32) {
     if !(v.is_finite() && v >= 0.0) {
         errors.push(format!("{field} must be zero or more, got {v}"));
+    } else if let Some(m) = out_of_range(field, v) {
+        errors.push(m);
+    }
+}
+
+/// Zero, or a density in the documented range.
+fn density(errors: &mut Vec<String>, field: &str, v: f32, dynamic: bool) {
+    if dynamic {
+        positive(errors, field, v, "kg/m^2 on a dynamic body");
+    } else {
+        non_negative(errors, field, v);
+    }
+    if v.is_finite() && v > 0.0 && v < limits::MIN_DENSITY {
+        errors.push(format!(
+            "{field} must be 0 (no mass) or at least {} kg/m^2 (the smallest body's \
+             inertia must have a finite inverse), got {}",
+            limits::number(limits::MIN_DENSITY),
+            limits::number(v)
+        ));
     }
 }
 
@@ -107,6 +153,19 @@ pub(crate) fn polygon_from_vertices(vertices: &[Vec2]) -> Result<Polygon, String
     }
     if let Some((i, v)) = vertices.iter().enumerate().find(|(_, v)| !v.is_finite()) {
         return Err(format!("vertex {i} must be finite, got ({}, {})", v.x, v.y));
+    }
+    let range = limits::COORDINATE;
+    if let Some((i, v)) = vertices
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !(range.contains(v.x) && range.contains(v.y)))
+    {
+        return Err(format!(
+            "vertex {i}: each component must be {}, got ({}, {})",
+            range.describe(),
+            limits::number(v.x),
+            limits::number(v.y)
+        ));
     }
     let hull = convex_hull(vertices);
     if hull.len() < 3 {
@@ -147,6 +206,13 @@ pub(crate) fn check_shape(shape: &ShapeFile, dynamic: bool, label: &str) -> Vec<
             positive(&mut e, "Box.half_height", *half_height, "metres");
             finite_vec(&mut e, "Box.center", *center);
             finite(&mut e, "Box.angle", *angle);
+            // What the core adds (the sides' ratio, corners that make a polygon), when the
+            // numbers themselves are fine.
+            if e.is_empty() {
+                if let Err(m) = make_geometry(&shape.shape) {
+                    e.push(m.replacen("box", "Box", 1));
+                }
+            }
         }
         GeometryFile::Polygon { vertices, centroid } => {
             if let Err(m) = polygon_from_vertices(vertices) {
@@ -188,10 +254,14 @@ pub(crate) fn check_shape(shape: &ShapeFile, dynamic: bool, label: &str) -> Vec<
             }
         }
     }
-    if dynamic {
-        positive(&mut e, "density", shape.density, "kg/m^2 on a dynamic body");
-    } else {
-        non_negative(&mut e, "density", shape.density);
+    density(&mut e, "density", shape.density, dynamic);
+    if e.is_empty() {
+        if let Some(m) = make_geometry(&shape.shape)
+            .ok()
+            .and_then(|g| crate::physics::shape::check_reach(&g).err())
+        {
+            e.push(m.message);
+        }
     }
     non_negative(&mut e, "friction", shape.friction);
     non_negative(&mut e, "restitution", shape.restitution);
@@ -232,20 +302,49 @@ pub(crate) fn make_geometry(shape: &GeometryFile) -> Result<Geometry, String> {
 }
 
 /// Every problem of a body (its shapes included), and whether it has mass.
-fn check_body(body: &BodyFile) -> Vec<String> {
+///
+/// `exported`: the file carries a `state` section, so it is (or claims to be) the export of
+/// a world. A world built through the API may hold a dynamic body with no mass (the core
+/// gives it 1 kg, Box2D's rule) or a shape of zero density on a dynamic body, and its export
+/// must load again; hand-written scenes are told that such a body has no mass, which is
+/// almost always a mistake.
+fn check_body(body: &BodyFile, exported: bool) -> Vec<String> {
     let mut e = Vec::new();
-    finite_vec(&mut e, "position", body.position);
-    finite(&mut e, "angle", body.angle);
-    finite_vec(&mut e, "linear_velocity", body.linear_velocity);
-    finite(&mut e, "angular_velocity", body.angular_velocity);
+    if exported {
+        // What the engine itself reached (see `limits::SAVED_STATE`).
+        let r = &limits::SAVED_STATE;
+        state_vec(&mut e, "position", body.position, r);
+        state_number(&mut e, "angle", body.angle, r);
+        state_vec(&mut e, "linear_velocity", body.linear_velocity, r);
+        state_number(&mut e, "angular_velocity", body.angular_velocity, r);
+    } else {
+        finite_vec(&mut e, "position", body.position);
+        finite(&mut e, "angle", body.angle);
+        finite_vec(&mut e, "linear_velocity", body.linear_velocity);
+        finite(&mut e, "angular_velocity", body.angular_velocity);
+    }
     non_negative(&mut e, "linear_damping", body.linear_damping);
     non_negative(&mut e, "angular_damping", body.angular_damping);
     finite(&mut e, "gravity_scale", body.gravity_scale);
     let dynamic = body.kind == BodyKindFile::Dynamic;
-    for (i, shape) in body.shapes.iter().enumerate() {
-        e.extend(check_shape(shape, dynamic, &format!("shape {i}")));
+    if body.shapes.len() > limits::MAX_SHAPES_PER_BODY {
+        // Refused before the shapes are looked at: loading costs the square of this count.
+        e.push(format!(
+            "{} shapes; a body has at most {} (split it into several bodies joined by weld \
+             joints)",
+            body.shapes.len(),
+            limits::MAX_SHAPES_PER_BODY
+        ));
+        return e;
     }
-    if dynamic {
+    for (i, shape) in body.shapes.iter().enumerate() {
+        e.extend(check_shape(
+            shape,
+            dynamic && !exported,
+            &format!("shape {i}"),
+        ));
+    }
+    if dynamic && !exported {
         let has_mass = body
             .shapes
             .iter()
@@ -340,16 +439,15 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
     for m in check_settings(&scene.settings) {
         report.push("settings", m);
     }
-    if !(scene.camera.center.is_finite() && scene.camera.height.is_finite())
-        || scene.camera.height <= 0.0
-    {
-        report.push(
-            "camera",
-            "center must be finite and height a finite number above zero (metres)",
-        );
+    let mut camera = Vec::new();
+    finite_vec(&mut camera, "center", scene.camera.center);
+    positive(&mut camera, "height", scene.camera.height, "metres");
+    for m in camera {
+        report.push("camera", m);
     }
 
     // 2. Names.
+    let exported = scene.state.is_some();
     let mut names: HashMap<String, usize> = HashMap::new();
     for (i, body) in scene.bodies.iter().enumerate() {
         let Some(name) = &body.name else { continue };
@@ -359,6 +457,11 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                 "name must not be empty; leave `name` out for an unnamed body",
             );
         } else if let Some(&first) = names.get(name) {
+            // The API lets two bodies share a name; their export names them in joints by
+            // creation index, so it loads. A hand-written file is told.
+            if exported {
+                continue;
+            }
             report.push(
                 format!("body \"{name}\" #{i}"),
                 format!(
@@ -379,19 +482,73 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         _ => body_label(i, body),
     };
     for (i, body) in scene.bodies.iter().enumerate() {
-        for m in check_body(body) {
+        for m in check_body(body, exported) {
             report.push(label(i, body), m);
         }
     }
 
-    // 4. Generators.
+    // 4. Generators. What the scene will build is counted first, and a scene past the
+    // documented totals is refused before anything is made (a few generators of 200,000
+    // bodies each used to abort on a failed allocation).
     let mut bodies: Vec<BodyFile> = scene.bodies.clone();
     let mut generated_joints: Vec<(usize, GeneratedJoint)> = Vec::new();
+    let mut total_bodies = scene.bodies.len() as u64;
+    let mut total_shapes: u64 = scene.bodies.iter().map(|b| b.shapes.len() as u64).sum();
+    let mut total_joints = scene.joints.len() as u64;
+    for (what, total, max) in [
+        ("bodies", total_bodies, limits::MAX_BODIES),
+        ("shapes", total_shapes, limits::MAX_SHAPES),
+        ("joints", total_joints, limits::MAX_JOINTS),
+    ] {
+        if total > max {
+            report.push(
+                "scene",
+                format!("the file lists {total} {what}; a scene makes at most {max} {what}"),
+            );
+        }
+    }
     for (g, generator) in scene.generators.iter().enumerate() {
         let what = format!("generator #{g} ({})", generator.name());
+        let made = generators::body_count(generator);
+        let joined = generators::joint_count(generator);
+        total_bodies = total_bodies.saturating_add(made);
+        total_shapes = total_shapes.saturating_add(made);
+        total_joints = total_joints.saturating_add(joined);
+        let over: Vec<String> = [
+            ("bodies", made, total_bodies, limits::MAX_BODIES),
+            ("shapes", made, total_shapes, limits::MAX_SHAPES),
+            ("joints", joined, total_joints, limits::MAX_JOINTS),
+        ]
+        .iter()
+        .filter(|(_, _, total, max)| total > max)
+        .map(|(kind, own, total, max)| {
+            format!(
+                "makes {own} {kind}, which brings the scene to {total}; a scene makes at \
+                 most {max} {kind}, generators included"
+            )
+        })
+        .collect();
+        if !over.is_empty() {
+            for m in over {
+                report.push(what.clone(), m);
+            }
+            // Past a total nothing more is generated (the totals only grow).
+            break;
+        }
         let problems = generators::check(generator, &names);
         if problems.is_empty() {
-            let out = generators::generate(generator, bodies.len(), &names);
+            let first = bodies.len();
+            let out = generators::generate(generator, first, &names);
+            // Generated bodies are checked like the file's (a stack climbing past the
+            // coordinate range); the first problem names the generator.
+            if let Some((k, m)) = out
+                .bodies
+                .iter()
+                .enumerate()
+                .find_map(|(k, b)| check_body(b, false).into_iter().next().map(|m| (k, m)))
+            {
+                report.push(what.clone(), format!("body #{}: {m}", first + k));
+            }
             bodies.extend(out.bodies);
             generated_joints.extend(out.joints.into_iter().map(|j| (g, j)));
         } else {
@@ -432,6 +589,11 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         };
         let a = resolve("body_a", &joint.body_a);
         let b = resolve("body_b", &joint.body_b);
+        if let (Some(a), Some(b), false) = (a, b, exported) {
+            for m in long_arms(&joint.kind, bodies[a].position, bodies[b].position) {
+                report.push(what.clone(), m);
+            }
+        }
         if joint.body_a == joint.body_b {
             report.push(
                 what.clone(),
@@ -450,7 +612,12 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                 ),
             );
         }
-        match core_joint_kind(&joint.kind) {
+        let kind = if exported {
+            in_coordinate_range(&joint.kind)
+        } else {
+            joint.kind.clone()
+        };
+        match core_joint_kind(&kind) {
             Ok(kind) => {
                 if let (Some(body_a), Some(body_b)) = (a, b) {
                     planned.push(PlannedJoint {
@@ -472,6 +639,19 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
     }
     let mut reported_generator = None;
     for (g, joint) in &generated_joints {
+        let arms = long_arms(
+            &joint.kind,
+            bodies[joint.body_a].position,
+            bodies[joint.body_b].position,
+        );
+        if let Some(m) = arms.into_iter().next() {
+            if reported_generator != Some(*g) {
+                reported_generator = Some(*g);
+                let what = format!("generator #{g} ({})", scene.generators[*g].name());
+                report.push(what, format!("joint: {m}"));
+            }
+            continue;
+        }
         match core_joint_kind(&joint.kind) {
             Ok(kind) => planned.push(PlannedJoint {
                 body_a: joint.body_a,
@@ -516,7 +696,16 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
         let what = body_label(i, body);
         let def = BodyDef {
             kind: BodyKind::from(body.kind),
-            position: body.position,
+            // An export's body may have drifted past the coordinate range (the step does not
+            // stop it); it is created inside and put back exactly by the state's restore.
+            position: if exported {
+                body.position.clamp(
+                    Vec2::splat(limits::COORDINATE.min),
+                    Vec2::splat(limits::COORDINATE.max),
+                )
+            } else {
+                body.position
+            },
             angle: body.angle,
             linear_velocity: body.linear_velocity,
             angular_velocity: body.angular_velocity,
@@ -575,6 +764,29 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
             Ok(h) => joint_handles.push(h),
             Err(e) => {
                 report.push(joint_label(i, &joint.name), e.to_string());
+                return Err(SceneErrors(report.errors));
+            }
+        }
+    }
+    // 8. Bodies piled onto each other make a contact per overlapping pair: 20,000 scattered
+    // circles in a few square metres made hundreds of millions and exhausted the memory (the
+    // fuzzer's process was killed at 23 GB). Count the overlapping pairs of the new world,
+    // stopping at the limit, and refuse a scene past it.
+    if !exported {
+        let mut pairs: u64 = 0;
+        for (_, shape) in world.shapes() {
+            // Each pair is seen from both sides, and each shape sees its own body.
+            pairs += world.query_aabb(shape.aabb()).len().saturating_sub(1) as u64;
+            if pairs / 2 > limits::MAX_OVERLAPPING_PAIRS {
+                report.push(
+                    "scene",
+                    format!(
+                        "its bodies overlap in more than {} pairs of shapes when it starts (a \
+                         generator's bodies on top of each other?); space them out: each \
+                         overlapping pair becomes a contact",
+                        limits::MAX_OVERLAPPING_PAIRS
+                    ),
+                );
                 return Err(SceneErrors(report.errors));
             }
         }
@@ -646,10 +858,12 @@ fn check_state(
     for (i, (s, body)) in state.bodies.iter().zip(bodies).enumerate() {
         let what = format!("state of {}", body_label(i, body));
         let mut e = Vec::new();
-        finite_vec(&mut e, "center", s.center);
-        finite(&mut e, "angle", s.angle);
-        finite_vec(&mut e, "linear_velocity", s.linear_velocity);
-        finite(&mut e, "angular_velocity", s.angular_velocity);
+        // What the engine itself reached (see `limits::SAVED_STATE`).
+        let r = &limits::SAVED_STATE;
+        state_vec(&mut e, "center", s.center, r);
+        state_number(&mut e, "angle", s.angle, r);
+        state_vec(&mut e, "linear_velocity", s.linear_velocity, r);
+        state_number(&mut e, "angular_velocity", s.angular_velocity, r);
         non_negative(&mut e, "sleep_time", s.sleep_time);
         if s.proxy_boxes.len() != body.shapes.len() {
             e.push(format!(
@@ -659,10 +873,12 @@ fn check_state(
             ));
         }
         for (k, &(min, max)) in s.proxy_boxes.iter().enumerate() {
-            if !(min.is_finite() && max.is_finite() && min.x <= max.x && min.y <= max.y) {
-                e.push(format!(
-                    "proxy_boxes[{k}]: min must be finite and below max"
-                ));
+            let field = format!("proxy_boxes[{k}]");
+            let before = e.len();
+            state_vec(&mut e, &field, min, r);
+            state_vec(&mut e, &field, max, r);
+            if e.len() == before && !(min.x <= max.x && min.y <= max.y) {
+                e.push(format!("{field}: min must be below max"));
             }
         }
         for m in e {
@@ -696,18 +912,268 @@ fn check_state(
                 format!("{} points, a manifold has at most 2", c.points.len()),
             );
         }
-        let all_finite = c.normal.is_finite()
-            && c.points.iter().all(|p| {
-                p.point.is_finite()
-                    && p.separation.is_finite()
-                    && p.normal_impulse.is_finite()
-                    && p.tangent_impulse.is_finite()
-                    && p.max_normal_impulse.is_finite()
-            });
-        if !all_finite {
-            report.push(what, "every number of a contact must be finite");
+        // As strict as the rest of the file: finite and in range, impulses of the right
+        // sign (a slightly negative normal impulse made the friction bound `-f p .. f p`
+        // empty and panicked the classic solver), unit normals and rotations.
+        let mut e = Vec::new();
+        let touching = !c.points.is_empty();
+        unit_or_zero(&mut e, "normal", c.normal, touching);
+        for (k, p) in c.points.iter().enumerate() {
+            let field = |name: &str| format!("points[{k}].{name}");
+            state_vec(&mut e, &field("point"), p.point, &limits::SAVED_STATE);
+            state_number(
+                &mut e,
+                &field("separation"),
+                p.separation,
+                &limits::SAVED_STATE,
+            );
+            for (name, v) in [
+                ("normal_impulse", p.normal_impulse),
+                ("max_normal_impulse", p.max_normal_impulse),
+            ] {
+                state_number(
+                    &mut e,
+                    &field(name),
+                    v,
+                    &limits::Range {
+                        min: 0.0,
+                        ..limits::ACCUMULATED_IMPULSE
+                    },
+                );
+            }
+            state_number(
+                &mut e,
+                &field("tangent_impulse"),
+                p.tangent_impulse,
+                &limits::ACCUMULATED_IMPULSE,
+            );
+        }
+        if let Some(k) = &c.cache {
+            let rot = |e: &mut Vec<String>, field: &str, (cos, sin): (f32, f32)| {
+                unit_or_zero(e, field, Vec2::new(cos, sin), true)
+            };
+            rot(&mut e, "cache.rotation_a", k.rotation_a);
+            rot(&mut e, "cache.rotation_b", k.rotation_b);
+            rot(&mut e, "cache.relative rotation", k.relative.1);
+            state_vec(
+                &mut e,
+                "cache.relative position",
+                k.relative.0,
+                &limits::SAVED_STATE,
+            );
+            for j in 0..2 {
+                state_vec(
+                    &mut e,
+                    "cache.anchor_a",
+                    k.anchor_a[j],
+                    &limits::SAVED_STATE,
+                );
+                state_vec(
+                    &mut e,
+                    "cache.anchor_b",
+                    k.anchor_b[j],
+                    &limits::SAVED_STATE,
+                );
+                state_number(
+                    &mut e,
+                    "cache.base_separation",
+                    k.base_separation[j],
+                    &limits::SAVED_STATE,
+                );
+            }
+        }
+        for m in e {
+            report.push(what.clone(), m);
         }
     }
+    for (i, joint) in state.joints.iter().enumerate() {
+        let mut e = Vec::new();
+        for (field, v) in joint.numbers() {
+            let range = match field {
+                // Limit impulses push one way only.
+                "lower_impulse" | "upper_impulse" => limits::Range {
+                    min: 0.0,
+                    ..limits::ACCUMULATED_IMPULSE
+                },
+                f if f.ends_with("impulse") => limits::ACCUMULATED_IMPULSE,
+                // Local anchors, rope lengths and offsets: lengths between two points of the
+                // world, as the definitions' (a 1e7 m rope loaded here but its export did
+                // not).
+                // A local anchor is an arm: within `MAX_JOINT_ARM` of the body's origin
+                // (1.1e6 m here made NaN in the solver). The arm of an export may be a little
+                // longer than a file's (a body of a torn joint moved): twice the limit.
+                "local_anchor_a" | "local_anchor_b" => limits::Range {
+                    min: -2.0 * limits::MAX_JOINT_ARM,
+                    max: 2.0 * limits::MAX_JOINT_ARM,
+                    ..limits::LENGTH
+                },
+                // Rope lengths are not negative (a saved -0.001 loaded, and its export did
+                // not: the definition's length is zero or more).
+                "length" | "length_a" | "length_b" | "constant" => limits::Range {
+                    min: 0.0,
+                    ..limits::LENGTH
+                },
+                "linear_offset" => limits::LENGTH,
+                // Reference angles and angular offsets: differences of body angles.
+                _ => limits::SAVED_STATE,
+            };
+            state_number(&mut e, field, v, &range);
+        }
+        if let JointStateFile::Prismatic { local_axis_a, .. }
+        | JointStateFile::Wheel { local_axis_a, .. } = joint
+        {
+            unit_or_zero(&mut e, "local_axis_a", *local_axis_a, true);
+        }
+        // One message per field is enough (a vector gives two numbers).
+        e.dedup();
+        for m in e {
+            report.push(format!("state joint #{i}"), m);
+        }
+    }
+}
+
+/// A number of the saved state: finite and in `range`.
+fn state_number(errors: &mut Vec<String>, field: &str, v: f32, range: &limits::Range) {
+    if !v.is_finite() {
+        errors.push(format!("{field} must be a finite number, got {v}"));
+    } else if !range.contains(v) {
+        errors.push(format!(
+            "{field} must be {}, got {}",
+            range.describe(),
+            limits::number(v)
+        ));
+    }
+}
+
+fn state_vec(errors: &mut Vec<String>, field: &str, v: Vec2, range: &limits::Range) {
+    let before = errors.len();
+    state_number(errors, field, v.x, range);
+    if errors.len() == before {
+        state_number(errors, field, v.y, range);
+    }
+}
+
+/// A unit vector (to 1e-2: the narrow phase's own normals were seen 0.17% long), or zero
+/// when `required` is false.
+fn unit_or_zero(errors: &mut Vec<String>, field: &str, v: Vec2, required: bool) {
+    if !v.is_finite() {
+        errors.push(format!("{field} must be finite, got ({}, {})", v.x, v.y));
+        return;
+    }
+    let unit = (v.length() - 1.0).abs() <= 1e-2;
+    if !(unit || (!required && v == Vec2::ZERO)) {
+        errors.push(format!(
+            "{field} must be a unit vector{}, got ({}, {}) of length {}",
+            if required { "" } else { " (or zero)" },
+            v.x,
+            v.y,
+            v.length()
+        ));
+    }
+}
+
+/// "anchor is 2000 m from body_a; ..." for each anchor of a joint farther than
+/// `limits::MAX_JOINT_ARM` from the origin of the body it is on (`a`, `b`: the bodies'
+/// positions). Non-finite anchors are left to the definition's own check.
+fn long_arms(kind: &JointKindFile, a: Vec2, b: Vec2) -> Vec<String> {
+    let mut arms: Vec<(&str, Vec2, &str, Vec2)> = Vec::new();
+    match kind {
+        JointKindFile::Revolute(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Prismatic(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Wheel(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Weld(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Friction(j) => {
+            arms.push(("anchor", j.anchor, "body_a", a));
+            arms.push(("anchor", j.anchor, "body_b", b));
+        }
+        JointKindFile::Pulley(j) => {
+            arms.push(("anchor_a", j.anchor_a, "body_a", a));
+            arms.push(("anchor_b", j.anchor_b, "body_b", b));
+        }
+        JointKindFile::Distance(j) => {
+            arms.push(("anchor_a", j.anchor_a, "body_a", a));
+            arms.push(("anchor_b", j.anchor_b, "body_b", b));
+        }
+        JointKindFile::Mouse(j) => arms.push(("target", j.target, "body_b", b)),
+        JointKindFile::Angle(_) | JointKindFile::Motor(_) => {}
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (field, point, body, origin) in arms {
+        let d = point.distance(origin);
+        if d.is_finite() && d > limits::MAX_JOINT_ARM {
+            let m = format!(
+                "{field} is {} m from {body}'s origin; a joint's anchors lie within {} m of \
+                 the bodies they join (longer arms make the solver's effective masses \
+                 overflow: NaN at 100 m)",
+                limits::number(d),
+                limits::number(limits::MAX_JOINT_ARM)
+            );
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+/// A joint of an export with the world points and angles that follow its bodies (anchors,
+/// offsets) brought inside the file ranges: bodies that drifted or spun past them are
+/// created inside them, and the joint's exact local frames and offsets come back from the
+/// state section.
+fn in_coordinate_range(kind: &JointKindFile) -> JointKindFile {
+    let c = |v: Vec2| {
+        if v.is_finite() {
+            v.clamp(
+                Vec2::splat(limits::COORDINATE.min),
+                Vec2::splat(limits::COORDINATE.max),
+            )
+        } else {
+            v
+        }
+    };
+    // Offsets follow the bodies' angles, which the engine lets grow past the file range.
+    let angle = |a: f32| {
+        if a.is_finite() {
+            a.clamp(limits::ANGLE.min, limits::ANGLE.max)
+        } else {
+            a
+        }
+    };
+    let mut k = kind.clone();
+    match &mut k {
+        JointKindFile::Revolute(j) => j.anchor = c(j.anchor),
+        JointKindFile::Prismatic(j) => j.anchor = c(j.anchor),
+        JointKindFile::Wheel(j) => j.anchor = c(j.anchor),
+        JointKindFile::Weld(j) => j.anchor = c(j.anchor),
+        JointKindFile::Angle(j) => j.offset = j.offset.map(angle),
+        JointKindFile::Mouse(_) => {}
+        JointKindFile::Pulley(j) => {
+            j.anchor_a = c(j.anchor_a);
+            j.anchor_b = c(j.anchor_b);
+        }
+        JointKindFile::Distance(j) => {
+            j.anchor_a = c(j.anchor_a);
+            j.anchor_b = c(j.anchor_b);
+        }
+        JointKindFile::Motor(j) => {
+            j.linear_offset = j.linear_offset.map(c);
+            j.angular_offset = j.angular_offset.map(angle);
+        }
+        JointKindFile::Friction(j) => j.anchor = c(j.anchor),
+    }
+    k
 }
 
 /// The handles of everything the file made, in creation order.

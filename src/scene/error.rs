@@ -135,14 +135,116 @@ pub(crate) fn from_ron(file: &str, err: &ron::error::SpannedError) -> SceneError
         ron::Error::DuplicateStructField { field, outer } => {
             format!("field `{field}`{} is given twice", in_outer(outer))
         }
+        ron::Error::ExpectedDifferentStructName { expected, found } => format!(
+            "unexpected name `{found}` before `(`: {} is written `(field: value, ...)`",
+            file_word(expected)
+        ),
+        ron::Error::ExpectedNamedStructLike(name) => {
+            format!(
+                "expected {} here, written `(field: value, ...)`",
+                file_word(name)
+            )
+        }
+        ron::Error::ExpectedStructName(name) => {
+            format!(
+                "expected {} here, written `(field: value, ...)`",
+                file_word(name)
+            )
+        }
+        ron::Error::SuggestRawIdentifier(found) | ron::Error::InvalidIdentifier(found) => {
+            format!(
+                "expected a field name or a variant name (letters, digits and `_`), found \
+                 `{found}`"
+            )
+        }
+        ron::Error::ExceededRecursionLimit => {
+            "the file nests brackets too deeply to be a scene".to_string()
+        }
         other => other.to_string(),
     };
     SceneError::Syntax {
         file: file.to_string(),
         line: err.span.start.line,
         col: err.span.start.col,
-        message,
+        message: in_file_words(&message),
     }
+}
+
+/// The serde type names of the format, and what a file calls them.
+const FILE_WORDS: &[(&str, &str)] = &[
+    ("SceneFile", "the scene"),
+    ("CameraFile", "the camera"),
+    ("SettingsFile", "the settings"),
+    ("SolverFile", "a solver"),
+    ("BodyKindFile", "a body kind"),
+    ("BodyFile", "a body"),
+    ("ShapeFile", "a shape"),
+    ("GeometryFile", "a shape's geometry"),
+    ("FilterFile", "a filter"),
+    ("JointKindFile", "a joint kind"),
+    ("JointStateFile", "a joint state"),
+    ("JointFile", "a joint"),
+    ("MaterialFile", "a material"),
+    ("WorldStateFile", "the state"),
+    ("BodyStateFile", "a body state"),
+    ("ContactFile", "a contact"),
+    ("ManifoldPointFile", "a contact point"),
+    ("ManifoldCacheFile", "a contact cache"),
+    ("RevoluteFile", "a revolute joint"),
+    ("PrismaticFile", "a prismatic joint"),
+    ("WheelFile", "a wheel joint"),
+    ("WeldFile", "a weld joint"),
+    ("AngleFile", "an angle joint"),
+    ("PulleyFile", "a pulley joint"),
+    ("DistanceFile", "a distance joint"),
+    ("MotorFile", "a motor joint"),
+    ("FrictionFile", "a friction joint"),
+    ("MouseFile", "a mouse joint"),
+    ("Generator", "a generator"),
+];
+
+/// A type name in the words of the file format (`ShapeFile`: "a shape").
+fn file_word(name: &str) -> String {
+    FILE_WORDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or_else(|| format!("`{name}`"), |(_, w)| w.to_string())
+}
+
+/// Replace any internal type name left in a parser message by the file's word for it, and
+/// drop parser advice that means nothing to a scene author.
+fn in_file_words(message: &str) -> String {
+    let mut out = message.to_string();
+    for (name, word) in FILE_WORDS {
+        for pattern in [
+            format!("struct `{name}`"),
+            format!("enum `{name}`"),
+            format!("`{name}`"),
+        ] {
+            out = out.replace(&pattern, word);
+        }
+        for pattern in [format!("struct {name}"), format!("enum {name}")] {
+            out = out.replace(&pattern, word);
+        }
+        // A bare name, not inside a longer word.
+        let mut result = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(i) = rest.find(name) {
+            let before = rest[..i].chars().next_back();
+            let after = rest[i + name.len()..].chars().next();
+            let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            result.push_str(&rest[..i]);
+            if word_char(before) || word_char(after) {
+                result.push_str(name);
+            } else {
+                result.push_str(word);
+            }
+            rest = &rest[i + name.len()..];
+        }
+        result.push_str(rest);
+        out = result;
+    }
+    out
 }
 
 /// " in <thing>" for a serde type name, in the words of the file format.

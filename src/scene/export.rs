@@ -126,11 +126,20 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
             proxy_boxes,
         });
     }
-    // Joints name their bodies: by name when named, else by creation index (`"#3"`).
+    // Joints name their bodies: by name when named and no other body has that name, else by
+    // creation index (`"#3"`).
+    let mut name_count: HashMap<&str, usize> = HashMap::new();
+    for (_, b) in world.bodies() {
+        if let Some(name) = b.name() {
+            *name_count.entry(name).or_default() += 1;
+        }
+    }
     let body_ref = |handle: BodyHandle| -> String {
         let named = world
             .body(handle)
-            .and_then(|b| b.name().map(str::to_string));
+            .and_then(|b| b.name())
+            .filter(|name| name_count.get(name) == Some(&1))
+            .map(str::to_string);
         named.unwrap_or_else(|| {
             format!("#{}", body_index.get(&handle.index()).copied().unwrap_or(0))
         })

@@ -703,13 +703,13 @@ joint_file! {
     }
 }
 
-/// `max_length` in files: left out for unbounded (`f32::MAX` in the core).
+/// `max_length` in files: left out for unbounded (`UNBOUNDED_LENGTH` in the core).
 fn max_length_to_core(max: Option<f32>) -> f32 {
-    max.unwrap_or(f32::MAX)
+    max.unwrap_or(crate::physics::joint::distance::UNBOUNDED_LENGTH)
 }
 
 fn max_length_from_core(max: f32) -> Option<f32> {
-    (max != f32::MAX).then_some(max)
+    (max != crate::physics::joint::distance::UNBOUNDED_LENGTH).then_some(max)
 }
 
 joint_file! {
@@ -1059,8 +1059,37 @@ macro_rules! joint_state_file {
                     $(JointStateFile::$variant { .. } => stringify!($variant),)*
                 }
             }
+
+            /// Every number of the state with its field name (a vector gives two).
+            pub fn numbers(&self) -> Vec<(&'static str, f32)> {
+                let mut out = Vec::new();
+                match self {
+                    $(JointStateFile::$variant { $($field),* } => {
+                        $(StateNumber::push_to(*$field, stringify!($field), &mut out);)*
+                    })*
+                }
+                out
+            }
         }
     };
+}
+
+/// A number or vector of a saved state, flattened for the loader's checks.
+trait StateNumber {
+    fn push_to(self, field: &'static str, out: &mut Vec<(&'static str, f32)>);
+}
+
+impl StateNumber for f32 {
+    fn push_to(self, field: &'static str, out: &mut Vec<(&'static str, f32)>) {
+        out.push((field, self));
+    }
+}
+
+impl StateNumber for Vec2 {
+    fn push_to(self, field: &'static str, out: &mut Vec<(&'static str, f32)>) {
+        out.push((field, self.x));
+        out.push((field, self.y));
+    }
 }
 
 joint_state_file! {
@@ -1275,7 +1304,7 @@ mod tests {
     #[test]
     fn file_defaults_are_the_core_defaults() {
         // Options left out of a file mean what they mean in the core (`max_length` left out
-        // is the core's unbounded `f32::MAX`).
+        // is the core's unbounded `UNBOUNDED_LENGTH`).
         assert_eq!(
             RevoluteFile::default().to_core(),
             RevoluteJointDef::default()

@@ -97,6 +97,25 @@ pub fn body_count(generator: &Generator) -> u64 {
     }
 }
 
+/// At most how many joints the generator makes (saturating): a grid with `joints` pins
+/// each body to its right and lower neighbours, a chain pins each link to the next and its
+/// ends to `start` and `end`.
+pub fn joint_count(generator: &Generator) -> u64 {
+    match generator {
+        Generator::Grid {
+            columns,
+            rows,
+            joints: Some(_),
+            ..
+        } => 2 * *columns as u64 * *rows as u64,
+        Generator::Chain { count, .. } => *count as u64 + 1,
+        Generator::Repeat {
+            columns, rows, of, ..
+        } => (*columns as u64 * *rows as u64).saturating_mul(joint_count(of)),
+        _ => 0,
+    }
+}
+
 /// Every problem with a generator's parameters (empty when it can run). `names` are the
 /// file's body names and their creation indices.
 pub fn check(generator: &Generator, names: &HashMap<String, usize>) -> Vec<String> {
@@ -106,32 +125,28 @@ pub fn check(generator: &Generator, names: &HashMap<String, usize>) -> Vec<Strin
             errors.push(format!(
                 "{field} must be a finite number above zero, got {v}"
             ));
+        } else if let Some(m) = out_of_range(field, v) {
+            errors.push(m);
         }
     };
     let finite = |errors: &mut Vec<String>, field: &str, v: Vec2| {
         if !v.is_finite() {
             errors.push(format!("{field} must be finite, got ({}, {})", v.x, v.y));
+        } else if let Some(m) = out_of_range(field, v.x).or_else(|| out_of_range(field, v.y)) {
+            errors.push(m);
         }
     };
+    // The material is a shape's: the same checks, the same messages.
     let material = |errors: &mut Vec<String>, m: &MaterialFile| {
-        if !(m.density.is_finite() && m.density > 0.0) {
-            errors.push(format!(
-                "material.density must be above zero (kg/m^2), got {}",
-                m.density
-            ));
-        }
-        if !(m.friction.is_finite() && m.friction >= 0.0) {
-            errors.push(format!(
-                "material.friction must be zero or more, got {}",
-                m.friction
-            ));
-        }
-        if !(m.restitution.is_finite() && m.restitution >= 0.0) {
-            errors.push(format!(
-                "material.restitution must be zero or more, got {}",
-                m.restitution
-            ));
-        }
+        errors.extend(
+            check_shape(&box_shape(1.0, m), true, "material")
+                .into_iter()
+                .filter(|e| {
+                    e.starts_with("material: density")
+                        || e.starts_with("material: friction")
+                        || e.starts_with("material: restitution")
+                }),
+        );
     };
     let at_least_one = |errors: &mut Vec<String>, field: &str, n: u32| {
         if n == 0 {
@@ -179,6 +194,8 @@ pub fn check(generator: &Generator, names: &HashMap<String, usize>) -> Vec<Strin
             }
             if !(jitter.is_finite() && *jitter >= 0.0) {
                 errors.push(format!("jitter must be zero or more, got {jitter}"));
+            } else if let Some(m) = out_of_range("jitter", *jitter) {
+                errors.push(m);
             }
             material(&mut errors, m);
         }
@@ -252,6 +269,8 @@ pub fn check(generator: &Generator, names: &HashMap<String, usize>) -> Vec<Strin
             }
             if !max_angle.is_finite() {
                 errors.push(format!("max_angle must be finite, got {max_angle}"));
+            } else if let Some(m) = out_of_range("max_angle", *max_angle) {
+                errors.push(m);
             }
             errors.extend(check_shape(shape, true, "shape"));
         }
@@ -274,6 +293,19 @@ pub fn check(generator: &Generator, names: &HashMap<String, usize>) -> Vec<Strin
         ));
     }
     errors
+}
+
+/// "field must be between .. and .. (why), got v" when `v` is outside the documented range
+/// of `field` (`physics::limits`).
+fn out_of_range(field: &str, v: f32) -> Option<String> {
+    let range = crate::physics::limits::range_of(field)?;
+    (!range.contains(v)).then(|| {
+        format!(
+            "{field} must be {}, got {}",
+            range.describe(),
+            crate::physics::limits::number(v)
+        )
+    })
 }
 
 /// The list of body names for a "does not exist" message.

@@ -29,6 +29,39 @@ use crate::physics::math::{Aabb, Vec2};
 /// The "no node" index.
 const NULL: u32 = u32::MAX;
 
+/// `aabb` made a valid finite box: infinite or NaN bounds become `±f32::MAX`, and a
+/// reversed box its covering one. Inputs are range-checked long before they reach the tree,
+/// but a world whose bodies blew up must still not panic it: an infinite box is stored as
+/// the largest finite one, and surface-area costs that overflow are handled in
+/// `find_best_sibling`.
+fn finite_box(aabb: Aabb) -> Aabb {
+    if aabb.is_valid() {
+        return aabb;
+    }
+    let low = |v: f32| {
+        if v.is_nan() {
+            -f32::MAX
+        } else {
+            v.clamp(-f32::MAX, f32::MAX)
+        }
+    };
+    let high = |v: f32| {
+        if v.is_nan() {
+            f32::MAX
+        } else {
+            v.clamp(-f32::MAX, f32::MAX)
+        }
+    };
+    let (a, b) = (
+        Vec2::new(low(aabb.min.x), low(aabb.min.y)),
+        Vec2::new(high(aabb.max.x), high(aabb.max.y)),
+    );
+    Aabb {
+        min: a.min(b),
+        max: a.max(b),
+    }
+}
+
 /// Height stored in free nodes, so a destroyed proxy id is recognisable in debug checks.
 const FREE_HEIGHT: u16 = u16::MAX;
 
@@ -201,7 +234,7 @@ impl DynamicTree {
         user_data: u32,
         filter: ProxyFilter,
     ) -> u32 {
-        debug_assert!(aabb.is_valid(), "invalid proxy box {aabb:?}");
+        let aabb = finite_box(aabb);
         let leaf = self.allocate_node();
         let node = &mut self.nodes[leaf as usize];
         node.aabb = aabb;
@@ -225,7 +258,7 @@ impl DynamicTree {
     /// Re-insert a proxy with a new (fat) box. The id and user data stay the same.
     pub fn move_proxy(&mut self, proxy: u32, aabb: Aabb) {
         self.check_proxy(proxy);
-        debug_assert!(aabb.is_valid(), "invalid proxy box {aabb:?}");
+        let aabb = finite_box(aabb);
         self.remove_leaf(proxy);
         self.nodes[proxy as usize].aabb = aabb;
         self.insert_leaf(proxy);
@@ -240,7 +273,7 @@ impl DynamicTree {
     /// O(k log k) for the k subtrees that changed, instead of k removals and insertions.
     pub fn enlarge_proxy(&mut self, proxy: u32, aabb: Aabb) {
         self.check_proxy(proxy);
-        debug_assert!(aabb.is_valid(), "invalid proxy box {aabb:?}");
+        let aabb = finite_box(aabb);
         self.nodes[proxy as usize].aabb = aabb;
         let mut index = self.nodes[proxy as usize].parent;
         // Grow until an ancestor already covers the box: all above it do too.
@@ -833,7 +866,15 @@ impl DynamicTree {
             }
             index = next;
         }
-        debug_assert!(best != NULL);
+        if best == NULL {
+            // Every cost overflowed to infinity or NaN (boxes near f32::MAX): no comparison
+            // chose a node. Any node of height 0 or 1 is a valid sibling; take the first one
+            // down the tree rather than indexing with NULL (a panic before).
+            best = self.root;
+            while nodes[best as usize].height > 1 {
+                best = nodes[best as usize].child_a;
+            }
+        }
         best
     }
 

@@ -47,9 +47,14 @@ pub struct DistanceJointDef {
     pub enable_limit: bool,
     /// Metres (>= 0). Default 0.
     pub min_length: f32,
-    /// Metres (>= min_length). Default `f32::MAX` (unbounded).
+    /// Metres (>= min_length). Default `UNBOUNDED_LENGTH` (4e6 m, the longest length the
+    /// engine holds: Box2D v3's `B2_HUGE` idea; `f32::MAX` here overflowed the limit's bias
+    /// to infinity and made NaN).
     pub max_length: f32,
 }
+
+/// What an unbounded `max_length` means: the longest length in range.
+pub const UNBOUNDED_LENGTH: f32 = crate::physics::limits::LENGTH.max;
 
 impl Default for DistanceJointDef {
     fn default() -> Self {
@@ -62,7 +67,7 @@ impl Default for DistanceJointDef {
             damping_ratio: 0.0,
             enable_limit: false,
             min_length: 0.0,
-            max_length: f32::MAX,
+            max_length: UNBOUNDED_LENGTH,
         }
     }
 }

@@ -1,0 +1,503 @@
+//! Regression tests for what issue 15 and the fuzzing harness (`tests/fuzz.rs`) found: one
+//! test per failure class, named after what broke, with why in a comment.
+
+use std::time::{Duration, Instant};
+
+use impulse::physics::collision::dynamic_tree::DynamicTree;
+use impulse::physics::joint::{DistanceJointDef, PrismaticJointDef, RevoluteJointDef};
+use impulse::physics::limits;
+use impulse::physics::*;
+use impulse::scene::export::{export_world, SceneMeta};
+use impulse::scene::{self, SceneErrors};
+
+fn load(text: &str) -> Result<scene::Scene, SceneErrors> {
+    scene::load_str(text, "test.ron")
+}
+
+/// The errors of a scene that must be refused, one per line.
+fn refused(text: &str) -> String {
+    match load(text) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn meta() -> SceneMeta {
+    SceneMeta {
+        name: "t".into(),
+        category: "T".into(),
+        ..SceneMeta::default()
+    }
+}
+
+fn export_loads(world: &World) -> scene::Scene {
+    let text = export_world(world, &meta()).expect("export");
+    load(&text).unwrap_or_else(|e| panic!("the export does not load: {e}\n{text}"))
+}
+
+fn one_body(body: &str) -> String {
+    format!("Scene(bodies: [{body}])")
+}
+
+/// Coordinates near 1e38 were accepted by `check` and panicked the dynamic tree
+/// (`dynamic_tree.rs:685`, a null node index: every surface-area cost overflowed to
+/// infinity, so no sibling was ever chosen). Now such coordinates are refused at input, with
+/// the field, the value and the range, and the tree survives such boxes anyway.
+#[test]
+fn coordinates_near_f32_max_are_refused_and_do_not_panic_the_tree() {
+    let errors = refused(&one_body(
+        "(position: (1e38, 0.0), shapes: [(shape: Circle(radius: 0.5))])",
+    ));
+    assert!(errors.contains("position"), "{errors}");
+    assert!(errors.contains("between -1e6 and 1e6 m"), "{errors}");
+    assert!(errors.contains("1e38"), "{errors}");
+
+    let mut tree = DynamicTree::new();
+    let boxes = [
+        Aabb::new(Vec2::new(-1.0, -1.0), Vec2::new(1.0, 1.0)),
+        Aabb::new(Vec2::new(1e38, 1e38), Vec2::new(3e38, 3e38)),
+        Aabb::new(Vec2::new(-3e38, -3e38), Vec2::new(-1e38, 3e38)),
+        Aabb::new(Vec2::splat(f32::NEG_INFINITY), Vec2::splat(f32::INFINITY)),
+        Aabb::new(Vec2::new(2.0, 2.0), Vec2::new(3.0, 3.0)),
+        Aabb::new(Vec2::splat(-f32::MAX), Vec2::splat(f32::MAX)),
+        Aabb::new(Vec2::new(5.0, 5.0), Vec2::new(6.0, 6.0)),
+    ];
+    for (i, b) in boxes.iter().enumerate() {
+        tree.create_proxy(*b, i as u32);
+    }
+    tree.validate();
+    assert_eq!(tree.proxy_count(), boxes.len());
+}
+
+/// Restitution of a few hundred was accepted and pumped velocities until the broad-phase
+/// boxes were infinite (then the tree panicked). Restitution is 0 to 1.
+#[test]
+fn restitution_above_one_is_refused() {
+    let errors = refused(&one_body(
+        "(shapes: [(shape: Circle(radius: 0.5), restitution: 500.0)])",
+    ));
+    assert!(
+        errors.contains("restitution must be between 0 and 1"),
+        "{errors}"
+    );
+    let def =
+        ShapeDef::new(Geometry::Circle(Circle::new(Vec2::ZERO, 0.5).unwrap())).restitution(1.5);
+    assert_eq!(def.validate().unwrap_err().field, "restitution");
+}
+
+/// Friction 1e20 made `sqrt(f_a f_b)` infinite and `inf * 0` NaN in the classic solver's
+/// friction clamp (a panic: `clamp` with min > max). Friction is 0 to 100.
+#[test]
+fn friction_1e20_is_refused() {
+    let errors = refused(&one_body(
+        "(shapes: [(shape: Circle(radius: 0.5), friction: 1e20)])",
+    ));
+    assert!(
+        errors.contains("friction must be between 0 and 100"),
+        "{errors}"
+    );
+}
+
+/// A world mid-motion with contacts, exported.
+fn export_with_contacts() -> String {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenes/box2d_lite/pyramid_stacking.ron"),
+    )
+    .expect("library scene");
+    let mut s = load(&text).expect("library scene loads");
+    for _ in 0..30 {
+        s.world.step(s.world.settings().dt());
+    }
+    assert!(!s.world.contacts().is_empty());
+    export_world(&s.world, &meta()).expect("export")
+}
+
+/// A `state` section with a slightly negative `normal_impulse` was accepted and panicked
+/// the classic solver's friction clamp. The state section is checked as strictly as the
+/// rest: impulse signs, unit normals, finite and in-range numbers.
+#[test]
+fn negative_normal_impulse_in_the_state_is_refused() {
+    let text = export_with_contacts();
+    assert!(load(&text).is_ok());
+    let at = text.find("normal_impulse: ").expect("a contact point") + "normal_impulse: ".len();
+    let end = at + text[at..].find(',').expect("a number");
+    let bad = format!("{}-0.000001{}", &text[..at], &text[end..]);
+    let errors = refused(&bad);
+    assert!(
+        errors.contains("normal_impulse must be between 0 and"),
+        "{errors}"
+    );
+
+    // A normal that is not a unit vector.
+    let at = text.find("normal: (").expect("a contact") + "normal: (".len();
+    let end = at + text[at..].find(')').expect("a vector");
+    let bad = format!("{}0.5, 0.5{}", &text[..at], &text[end..]);
+    let errors = refused(&bad);
+    assert!(errors.contains("normal must be a unit vector"), "{errors}");
+}
+
+/// A hand-built `Polygon` with `count` 9 panicked `Geometry::aabb` (a slice past the eight
+/// vertices). Reading it never panics; the world refuses it.
+#[test]
+fn polygon_with_count_nine_does_not_panic() {
+    let mut p = Polygon::new_box(0.5, 0.5).unwrap();
+    p.count = 9;
+    let g = Geometry::Polygon(p);
+    let _ = g.aabb(&Transform::IDENTITY);
+    let _ = g.mass_data(1.0);
+    p.count = 0;
+    let _ = Geometry::Polygon(p).aabb(&Transform::IDENTITY);
+    let _ = Geometry::Polygon(p).mass_data(1.0);
+    let mut world = World::new(SolverSettings::default());
+    let b = world.create_body(&BodyDef::dynamic(Vec2::ZERO)).unwrap();
+    p.count = 9;
+    let err = world
+        .create_shape(b, &ShapeDef::new(Geometry::Polygon(p)))
+        .unwrap_err();
+    assert_eq!(err.field, "polygon.vertices");
+}
+
+/// A 4 KB file of 100 generators aborted `check` with a failed 480 MB allocation: the
+/// 200,000-body limit applied per generator. The scene's totals are counted first and the
+/// generator that passes one is named, before anything is built.
+#[test]
+fn hundred_generators_are_refused_naming_the_generator() {
+    let generators = vec!["Pyramid(base: 600, half_size: 0.5)"; 100].join(", ");
+    let text = format!("Scene(generators: [{generators}])");
+    let start = Instant::now();
+    let errors = refused(&text);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(errors.contains("generator #1 (Pyramid)"), "{errors}");
+    assert!(errors.contains("at most 200000 bodies"), "{errors}");
+}
+
+/// Numbers the engine cannot hold: each ended in NaN, frozen bodies or overflow. Each is now
+/// refused with an error naming the field, the value and the documented range.
+#[test]
+fn extreme_numbers_are_refused_naming_field_value_and_range() {
+    let cases: &[(&str, &str)] = &[
+        // Density 1e38: the mass overflowed and the position became NaN.
+        (
+            "(shapes: [(shape: Circle(radius: 0.5), density: 1e38)])",
+            "density must be between 0 and 1e5 kg/m^2",
+        ),
+        // A pendulum bob at 1e37 m/s kept a NaN joint impulse for ever.
+        (
+            "(linear_velocity: (1e37, 0.0), shapes: [(shape: Circle(radius: 0.5))])",
+            "linear_velocity: each component must be between -1e4 and 1e4 m/s",
+        ),
+        // 1e-9 m circles: inertia underflowed.
+        (
+            "(shapes: [(shape: Circle(radius: 1e-9))])",
+            "Circle.radius must be between 0.005 and 1000 m",
+        ),
+        (
+            "(shapes: [(shape: Box(half_width: 0.0025, half_height: 0.5))])",
+            "Box.half_width must be between 0.005 and 1000 m",
+        ),
+        (
+            "(angle: 1e30, shapes: [(shape: Circle(radius: 0.5))])",
+            "angle must be between -1e7 and 1e7 rad",
+        ),
+        (
+            "(shapes: [(shape: Circle(radius: 0.5), density: 1e-9)])",
+            "density must be 0 (no mass) or at least 0.001 kg/m^2",
+        ),
+    ];
+    for (body, expected) in cases {
+        let errors = refused(&one_body(body));
+        assert!(errors.contains(expected), "{body}: {errors}");
+    }
+    let settings: &[(&str, &str)] = &[
+        // step_hz 1e-38 and 1: NaN and frozen bodies.
+        ("step_hz: 1e-38", "step_hz: must be between 10 and 1e4 Hz"),
+        ("step_hz: 1.0", "step_hz: must be between 10 and 1e4 Hz"),
+        // Gravity 1e6: NaN.
+        (
+            "gravity: (0.0, -1e6)",
+            "gravity: each component must be between -1000 and 1000 m/s^2",
+        ),
+        (
+            "contact_hertz: 1e30",
+            "contact_hertz: must be between 0 and 1e4 Hz",
+        ),
+    ];
+    for (setting, expected) in settings {
+        let errors = refused(&format!("Scene(settings: ({setting}))"));
+        assert!(errors.contains(expected), "{setting}: {errors}");
+    }
+    // Spring hertz 1e30: omega^2 overflowed.
+    let errors = refused(
+        "Scene(bodies: [(name: \"a\", kind: Static), (name: \"b\", shapes: [(shape: Circle(radius: 0.5))])],
+               joints: [(body_a: \"a\", body_b: \"b\", kind: Distance(enable_spring: true, hertz: 1e30))])",
+    );
+    assert!(
+        errors.contains("hertz: must be between 0 and 1e4 Hz"),
+        "{errors}"
+    );
+    // The same ranges hold in the core, for API users.
+    assert!(SolverSettings {
+        step_hz: 1.0,
+        ..SolverSettings::default()
+    }
+    .validate()
+    .is_err());
+    let d = DistanceJointDef {
+        enable_spring: true,
+        hertz: 1e30,
+        ..DistanceJointDef::default()
+    };
+    assert_eq!(d.validate().unwrap_err().field, "hertz");
+    let err = BodyDef::dynamic(Vec2::new(0.0, 2e6))
+        .validate()
+        .unwrap_err();
+    assert_eq!(err.field, "position");
+    assert!(err.message.contains("got (0, 2e6)"), "{}", err.message);
+}
+
+/// A soft-step weld 1 km long and a 1e30 Hz spring gave NaN; a prismatic axis of (1e30, 1)
+/// normalised to (0, 0) and its export did not load. Axes are ranged before normalising.
+#[test]
+fn huge_axis_is_refused() {
+    let def = PrismaticJointDef {
+        axis: Vec2::new(1e30, 1.0),
+        ..PrismaticJointDef::default()
+    };
+    assert_eq!(def.validate().unwrap_err().field, "axis");
+}
+
+/// `check` time grew with the square of the shapes on one body (30,000 shapes: 15 s): adding
+/// a shape recomputes the body's mass from all its shapes. A body holds at most
+/// `MAX_SHAPES_PER_BODY` shapes, refused before any is built; the limit itself loads fast.
+#[test]
+fn thirty_thousand_shapes_on_one_body_are_refused_quickly() {
+    let shapes = |n: usize| {
+        (0..n)
+            .map(|i| {
+                format!(
+                    "(shape: Circle(radius: 0.1, center: ({}, {})))",
+                    (i % 200) as f32 * 0.3,
+                    (i / 200) as f32 * 0.3
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let start = Instant::now();
+    let errors = refused(&one_body(&format!("(shapes: [{}])", shapes(30_000))));
+    assert!(
+        errors.contains("30000 shapes; a body has at most 1024"),
+        "{errors}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    let start = Instant::now();
+    let text = one_body(&format!(
+        "(shapes: [{}])",
+        shapes(limits::MAX_SHAPES_PER_BODY)
+    ));
+    load(&text).expect("the limit loads");
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+/// A `Box` at the smallest accepted half size (then 0.0025) or with an aspect ratio above
+/// 1e6 was exported as a polygon the loader refused. The smallest box, the thinnest, and
+/// a small box far from the origin all export to something that loads; a box whose corners
+/// would not make a polygon is refused at input.
+#[test]
+fn smallest_and_thinnest_boxes_export_and_load() {
+    for (hw, hh, center, angle) in [
+        (limits::MIN_SIZE, limits::MIN_SIZE, Vec2::ZERO, 0.0),
+        (
+            limits::MIN_SIZE,
+            limits::MIN_SIZE,
+            Vec2::new(0.3, -0.2),
+            0.7,
+        ),
+        (50.0, 50.0 / limits::MAX_ASPECT_RATIO, Vec2::ZERO, 0.3),
+        (
+            limits::MIN_SIZE * limits::MAX_ASPECT_RATIO,
+            limits::MIN_SIZE,
+            Vec2::ZERO,
+            1.1,
+        ),
+    ] {
+        let text = one_body(&format!(
+            "(kind: Static, position: (100.0, 7.0), shapes: [(shape: Box(half_width: {hw}, \
+             half_height: {hh}, center: ({}, {}), angle: {angle}))])",
+            center.x, center.y
+        ));
+        let s = load(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        export_loads(&s.world);
+    }
+    let errors = refused(&one_body(
+        "(shapes: [(shape: Box(half_width: 500.0, half_height: 0.005))])",
+    ));
+    assert!(
+        errors.contains("ratio must be at most 1e4") && errors.contains("got 1e5"),
+        "{errors}"
+    );
+    // Far from the origin a tiny box's corners coincide in f32: refused, not exported broken.
+    let r = Polygon::new_offset_box(0.005, 0.005, Vec2::new(9e5, 0.0), 0.0);
+    assert!(r.is_err());
+}
+
+/// Parser messages gave parser advice ("try the raw identifier `r#0.5`", recursion-limit
+/// hints) or internal type names (`ShapeFile`). They speak the file's words now.
+#[test]
+fn parser_messages_use_the_file_words() {
+    let deep = format!("Scene(bodies: {}{})", "[".repeat(300), "]".repeat(300));
+    for text in [
+        "Scene(bodies: [(0.5: 1.0)])",
+        "Scene(bodies: [(shapes: [shape(density: 1.0)])])",
+        "Scene(bodies: [body(position: (0.0, 0.0))])",
+        deep.as_str(),
+    ] {
+        let errors = refused(text);
+        for word in ["r#", "recursion", "ShapeFile", "BodyFile", "ron::"] {
+            assert!(!errors.contains(word), "{text}: {errors}");
+        }
+    }
+}
+
+/// The API allows a dynamic body without shapes (1 kg, Box2D's rule), a zero-density shape
+/// on a dynamic body and two bodies with one name; their exports were refused by the loader.
+/// What the engine accepts it writes and reads back.
+#[test]
+fn worlds_built_through_the_api_export_and_load() {
+    let mut world = World::new(SolverSettings::default());
+    let a = world
+        .create_body(&BodyDef::dynamic(Vec2::ZERO).name("twin"))
+        .unwrap();
+    let b = world
+        .create_body(&BodyDef::dynamic(Vec2::new(2.0, 0.0)).name("twin"))
+        .unwrap();
+    world
+        .create_shape(
+            b,
+            &ShapeDef::new(Geometry::Circle(Circle::new(Vec2::ZERO, 0.5).unwrap())).density(0.0),
+        )
+        .unwrap();
+    world
+        .create_joint(&JointDef::new(
+            a,
+            b,
+            RevoluteJointDef::new(Vec2::new(1.0, 0.0)),
+        ))
+        .unwrap();
+    for _ in 0..10 {
+        world.step(1.0 / 60.0);
+    }
+    let loaded = export_loads(&world);
+    assert_eq!(loaded.world.state_hash(), world.state_hash());
+    // A hand-written file is still told.
+    let errors = refused(&one_body("(name: \"empty\")"));
+    assert!(errors.contains("a dynamic body needs mass"), "{errors}");
+}
+
+/// The fuzzer's NaN: a distance joint with its limit on and no maximum (`f32::MAX` in the
+/// core) overflowed the limit's bias to infinity. The unbounded maximum is the longest
+/// length in range now, and the state stays finite.
+#[test]
+fn distance_limit_without_maximum_stays_finite() {
+    let mut world = World::new(SolverSettings::default());
+    let a = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+    let b = world
+        .create_body(&BodyDef::dynamic(Vec2::new(3.0, 0.0)))
+        .unwrap();
+    world
+        .create_shape(
+            b,
+            &ShapeDef::new(Geometry::Circle(Circle::new(Vec2::ZERO, 0.5).unwrap())),
+        )
+        .unwrap();
+    let def = DistanceJointDef {
+        anchor_a: Vec2::ZERO,
+        anchor_b: Vec2::new(3.0, 0.0),
+        enable_limit: true,
+        min_length: 0.001,
+        ..DistanceJointDef::default()
+    };
+    world.create_joint(&JointDef::new(a, b, def)).unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0);
+    }
+    let p = world.body(b).unwrap().position();
+    assert!(p.is_finite(), "{p:?}");
+    // It swings as a rod of length 3 about the origin.
+    assert!((p.length() - 3.0).abs() < 0.05, "{p:?}");
+}
+
+/// The long fuzz run was killed by the kernel at 23 GB: a generator scattered thousands of
+/// bodies on top of each other, and every overlapping pair became a contact (the square of
+/// the count). A scene that starts with more than `MAX_OVERLAPPING_PAIRS` overlapping pairs is
+/// refused, quickly and in little memory.
+#[test]
+fn bodies_piled_on_each_other_are_refused_before_their_contacts_exhaust_memory() {
+    let text = "Scene(generators: [Scatter(count: 20000, seed: 3, min: (-1.0, -1.0), \
+                max: (1.0, 1.0), shape: (shape: Circle(radius: 0.5)))])";
+    let start = Instant::now();
+    let errors = refused(text);
+    assert!(
+        errors.contains("overlap in more than 250000 pairs"),
+        "{errors}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    // The same count spread out loads.
+    let text = "Scene(generators: [Scatter(count: 20000, seed: 3, min: (-500.0, -500.0), \
+                max: (500.0, 500.0), shape: (shape: Circle(radius: 0.5)))])";
+    load(text).expect("spread out, it loads");
+}
+
+/// The long fuzz run's NaN: a dynamic body with a circle of radius 9.5e5 m centred 1e5 m from
+/// its origin, on a prismatic joint: contact and joint arms of 1e5 m and more overflow the
+/// solver. Every point of a shape lies within `MAX_ARM` of its body's origin.
+#[test]
+fn shapes_reaching_far_from_their_body_are_refused() {
+    let def = ShapeDef::new(Geometry::Circle(
+        Circle::new(Vec2::new(-0.15, 1e5), 500.0).unwrap(),
+    ));
+    let err = def.validate().unwrap_err();
+    assert!(err.message.contains("reaches"), "{err}");
+    let errors = refused(&one_body(
+        "(shapes: [(shape: Circle(radius: 0.5, center: (0.0, 2000.0)))])",
+    ));
+    assert!(errors.contains("within 1000 m"), "{errors}");
+    let errors = refused(&one_body("(shapes: [(shape: Circle(radius: 9.5e5))])"));
+    assert!(
+        errors.contains("Circle.radius must be between 0.005 and 1000 m"),
+        "{errors}"
+    );
+}
+
+/// The long fuzz runs' NaN: joints whose anchors lie far from their bodies (a weld anchored
+/// 500 m away in the welded-cantilever scene, a revolute chain link moved 1e6 m away) made
+/// the solver's effective masses overflow. A joint's anchors lie within `MAX_JOINT_ARM` of
+/// the bodies it joins.
+#[test]
+fn joint_anchors_far_from_their_bodies_are_refused() {
+    let errors = refused(
+        "Scene(bodies: [(name: \"a\", shapes: [(shape: Box(half_width: 0.5, half_height: 0.1))]),
+                        (name: \"b\", position: (1.0, 0.0), shapes: [(shape: Box(half_width: 0.5, half_height: 0.1))])],
+               joints: [(body_a: \"a\", body_b: \"b\", kind: Weld(anchor: (500.0, 6.0)))])",
+    );
+    assert!(errors.contains("anchor is 500"), "{errors}");
+    assert!(errors.contains("within 50 m"), "{errors}");
+    assert_eq!(limits::MAX_JOINT_ARM, 50.0);
+}
