@@ -64,6 +64,8 @@ pub fn build(spec: &SceneSpec) -> Result<Box2dSim, BuildError> {
         let body_def = BodyBuilder::from(foundation.body_def())
             .body_type(if b.dynamic {
                 BodyType::Dynamic
+            } else if b.kinematic {
+                BodyType::Kinematic
             } else {
                 BodyType::Static
             })
@@ -183,6 +185,20 @@ impl Sim for Box2dSim {
             .body(self.bodies[index])
             .and_then(|b| b.position())
             .map_or(f32::NAN, |p| p.y)
+    }
+
+    fn body_x(&mut self, index: usize) -> f32 {
+        self.world
+            .body(self.bodies[index])
+            .and_then(|b| b.position())
+            .map_or(f32::NAN, |p| p.x)
+    }
+
+    fn set_velocity(&mut self, index: usize, v: [f32; 2]) {
+        let _ = self
+            .world
+            .body(self.bodies[index])
+            .and_then(|mut b| b.set_linear_velocity(v2(v)));
     }
 
     /// Touching contacts (Box2D's touching flag: a manifold with at least one point, which

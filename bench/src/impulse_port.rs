@@ -110,6 +110,8 @@ pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError>
     for b in &spec.bodies {
         let kind = if b.dynamic {
             BodyKind::Dynamic
+        } else if b.kinematic {
+            BodyKind::Kinematic
         } else {
             BodyKind::Static
         };
@@ -228,6 +230,18 @@ impl Sim for ImpulseSim {
         self.world
             .body(self.bodies[index])
             .map_or(f32::NAN, |b| b.position().y)
+    }
+
+    fn body_x(&mut self, index: usize) -> f32 {
+        self.world
+            .body(self.bodies[index])
+            .map_or(f32::NAN, |b| b.position().x)
+    }
+
+    fn set_velocity(&mut self, index: usize, velocity: [f32; 2]) {
+        let _ = self
+            .world
+            .set_linear_velocity(self.bodies[index], v(velocity));
     }
 
     /// Pairs with at least one manifold point.

@@ -85,6 +85,10 @@ pub trait Sim {
     fn step(&mut self);
     /// Final y of the scene's body `index` (the order of `SceneSpec::bodies`).
     fn body_y(&mut self, index: usize) -> f32;
+    /// Final x of the scene's body `index`.
+    fn body_x(&mut self, index: usize) -> f32;
+    /// Set the linear velocity of body `index` (a kinematic body moved by the scene's driver).
+    fn set_velocity(&mut self, index: usize, v: [f32; 2]);
     /// Contact pairs the engine reports (see each port for the exact definition).
     fn touching_pairs(&mut self) -> usize;
     /// Per-step averages of the engine's own work counters, for `--counts` (Impulse only).
@@ -186,7 +190,14 @@ enum Outcome {
 fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<(f64, EndState), BuildError> {
     let mut sim = engine.build(spec)?;
     let start = Instant::now();
-    for _ in 0..steps {
+    for k in 0..steps {
+        if let Some(driver) = spec.driver {
+            let scenes::Driver::SinePusher { body, .. } = driver;
+            let x = sim.body_x(body);
+            if let Some((body, v)) = spec.driven_velocity(k, x) {
+                sim.set_velocity(body, v);
+            }
+        }
         sim.step();
     }
     let ms = start.elapsed().as_secs_f64() * 1000.0 / steps as f64;
@@ -196,9 +207,17 @@ fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<(f64, EndS
         }
     }
     let row = &spec.probe.row;
-    let row_sum: f64 = row.iter().map(|&i| sim.body_y(i) as f64).sum();
+    let mut coordinate = |i: usize| {
+        if spec.probe.x_axis {
+            sim.body_x(i)
+        } else {
+            sim.body_y(i)
+        }
+    };
+    let row_sum: f64 = row.iter().map(|&i| coordinate(i) as f64).sum();
+    let top_y = coordinate(spec.probe.top);
     let end = EndState {
-        top_y: sim.body_y(spec.probe.top),
+        top_y,
         row_mean_y: (row_sum / row.len().max(1) as f64) as f32,
         pairs: sim.touching_pairs(),
     };
@@ -516,7 +535,8 @@ struct Options {
 const USAGE: &str = "usage: impulse-bench [--scene NAME]... [--engine NAME]... [--repeats R] \
 [--steps-scale F] [--scaling] [--counts] [--verdicts [--verdict-scene LABEL]...] \
 [--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
-joint_grid tumbler (default: all; with --scaling alone, none)\n  engines: impulse classic box2d \
+joint_grid tumbler compounds junkyard smash spinner washer (default: all; with --scaling alone, \
+none)\n  engines: impulse classic box2d \
 rapier (default: all; memory is measured for all)\n  --verdicts: the hard-scene verdicts in \
 Impulse (soft step), Box2D v3 and Rapier; --verdict-scene keeps the rows whose label contains LABEL";
 

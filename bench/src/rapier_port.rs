@@ -90,6 +90,8 @@ pub fn build(spec: &SceneSpec) -> Result<RapierSim, BuildError> {
     for b in &spec.bodies {
         let builder = if b.dynamic {
             RigidBodyBuilder::dynamic().can_sleep(false)
+        } else if b.kinematic {
+            RigidBodyBuilder::kinematic_velocity_based().can_sleep(false)
         } else {
             RigidBodyBuilder::fixed()
         };
@@ -214,6 +216,18 @@ impl Sim for RapierSim {
         self.bodies
             .get(self.handles[index])
             .map_or(f32::NAN, |b| b.translation().y)
+    }
+
+    fn body_x(&mut self, index: usize) -> f32 {
+        self.bodies
+            .get(self.handles[index])
+            .map_or(f32::NAN, |b| b.translation().x)
+    }
+
+    fn set_velocity(&mut self, index: usize, v: [f32; 2]) {
+        if let Some(b) = self.bodies.get_mut(self.handles[index]) {
+            b.set_linvel(vector(v), true);
+        }
     }
 
     /// Pairs with at least one active contact point.
