@@ -14,4 +14,20 @@ fn main() {
         .filter(|s| !s.trim().is_empty())
         .collect();
     println!("cargo:rustc-env=BENCH_BOX2D_CFLAGS={}", flags.join(" "));
+
+    // The peers' versions as the lock file resolved them, for the report header.
+    let lock_path = format!("{}/../Cargo.lock", env!("CARGO_MANIFEST_DIR"));
+    println!("cargo:rerun-if-changed={lock_path}");
+    let lock = std::fs::read_to_string(&lock_path).unwrap_or_default();
+    for (krate, var) in [
+        ("boxdd", "BENCH_BOXDD_VERSION"),
+        ("rapier2d", "BENCH_RAPIER_VERSION"),
+    ] {
+        let needle = format!("name = \"{krate}\"\nversion = \"");
+        let version = lock
+            .find(&needle)
+            .and_then(|at| lock[at + needle.len()..].split('"').next())
+            .unwrap_or("unknown");
+        println!("cargo:rustc-env={var}={version}");
+    }
 }

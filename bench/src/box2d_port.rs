@@ -2,8 +2,13 @@
 //!
 //! Settings: Box2D's defaults are already the benchmark's (contacts 30 Hz, damping ratio 10,
 //! push-out 3 m/s, joints 60 Hz ratio 2, slop 0.005, warm starting on, stiffness doubled
-//! against static bodies); we set them explicitly anyway, turn sleeping off and run one
-//! worker (no threads). Continuous collision stays on, as in Box2D's own benchmark.
+//! against static bodies); we set them explicitly anyway and turn sleeping off. One worker (no
+//! threads) unless a column asks for more: then Box2D's built-in scheduler runs that many
+//! threads. Continuous collision stays on, as in Box2D's own benchmark.
+//!
+//! SIMD: this binary's Box2D is the one `boxdd-sys` compiled for it, SSE2 by default, AVX2
+//! with the `box2d-avx2` feature (`SIMD` below). The other build runs in a child process
+//! (`main.rs`, `child_run`).
 
 use boxdd::{
     shapes, BodyBuilder, BodyId, BodyType, ConstraintTuning, Filter, Foundation, JointId, Position,
@@ -13,8 +18,17 @@ use boxdd::{
 use crate::scenes::{FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec};
 use crate::{BuildError, Sim};
 
+/// The SIMD path this binary's Box2D was compiled with.
+pub const SIMD: &str = if cfg!(feature = "box2d-avx2") {
+    "avx2"
+} else {
+    "sse2"
+};
+
 pub struct Box2dSim {
     world: World,
+    /// Per-stage sums of `b2World_GetProfile` over the steps, when profiling.
+    profile: Option<(u64, boxdd::world::Profile)>,
     bodies: Vec<BodyId>,
     dt: f32,
     substeps: i32,
@@ -44,6 +58,15 @@ fn v2(p: [f32; 2]) -> Vec2 {
 }
 
 pub fn build(spec: &SceneSpec) -> Result<Box2dSim, BuildError> {
+    build_with_workers(spec, 1, false)
+}
+
+/// The scene with `workers` threads; `profile` sums Box2D's stage timings over the steps.
+pub fn build_with_workers(
+    spec: &SceneSpec,
+    workers: usize,
+    profile: bool,
+) -> Result<Box2dSim, BuildError> {
     let settings = spec.world;
     let foundation = Foundation::initialize_default().map_err(fail)?;
     let def = WorldBuilder::from(foundation.world_def())
@@ -53,7 +76,7 @@ pub fn build(spec: &SceneSpec) -> Result<Box2dSim, BuildError> {
         .contact_speed(settings.contact_push_max_velocity)
         .restitution_threshold(settings.restitution_threshold)
         .enable_sleep(false)
-        .worker_count(WorkerCount::new(1).map_err(fail)?)
+        .worker_count(WorkerCount::new(workers as u32).map_err(fail)?)
         .build()
         .map_err(fail)?;
     let mut world = foundation.create_world(def).map_err(fail)?;
@@ -167,6 +190,7 @@ pub fn build(spec: &SceneSpec) -> Result<Box2dSim, BuildError> {
     }
     Ok(Box2dSim {
         world,
+        profile: profile.then(|| (0, boxdd::world::Profile::default())),
         bodies,
         dt: settings.dt,
         substeps: settings.substeps as i32,
@@ -178,6 +202,40 @@ impl Sim for Box2dSim {
     fn step(&mut self) {
         let done = self.world.step(self.dt, self.substeps).expect("box2d step");
         drop(done);
+        if let Some((steps, sum)) = &mut self.profile {
+            if let Ok(p) = self.world.profile() {
+                *steps += 1;
+                add_profile(sum, &p);
+            }
+        }
+    }
+
+    fn profile(&self) -> Option<crate::StageTimes> {
+        let (steps, p) = self.profile.as_ref()?;
+        let n = (*steps).max(1) as f64;
+        Some(
+            [
+                ("step", p.step),
+                ("pairs", p.pairs),
+                ("collide", p.collide),
+                ("solve", p.solve),
+                ("prepare", p.prepare_constraints),
+                ("integrate v", p.integrate_velocities),
+                ("warm start", p.warm_start),
+                ("solve impulses", p.solve_impulses),
+                ("integrate x", p.integrate_positions),
+                ("relax", p.relax_impulses),
+                ("restitution", p.apply_restitution),
+                ("store", p.store_impulses),
+                ("transforms", p.transforms),
+                ("refit", p.refit),
+                ("bullets", p.bullets),
+                ("split islands", p.split_islands),
+            ]
+            .iter()
+            .map(|&(name, ms)| (name.to_string(), f64::from(ms) / n))
+            .collect(),
+        )
     }
 
     fn body_y(&mut self, index: usize) -> f32 {
@@ -277,6 +335,26 @@ impl Box2dSim {
             .counters()
             .map_or(0, |c| c.contact_count.max(0) as usize)
     }
+}
+
+/// `sum += p`, field by field.
+fn add_profile(sum: &mut boxdd::world::Profile, p: &boxdd::world::Profile) {
+    sum.step += p.step;
+    sum.pairs += p.pairs;
+    sum.collide += p.collide;
+    sum.solve += p.solve;
+    sum.prepare_constraints += p.prepare_constraints;
+    sum.integrate_velocities += p.integrate_velocities;
+    sum.warm_start += p.warm_start;
+    sum.solve_impulses += p.solve_impulses;
+    sum.integrate_positions += p.integrate_positions;
+    sum.relax_impulses += p.relax_impulses;
+    sum.apply_restitution += p.apply_restitution;
+    sum.store_impulses += p.store_impulses;
+    sum.transforms += p.transforms;
+    sum.refit += p.refit;
+    sum.bullets += p.bullets;
+    sum.split_islands += p.split_islands;
 }
 
 /// Bytes Box2D has allocated (its own counter, process-wide).

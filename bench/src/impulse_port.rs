@@ -70,6 +70,8 @@ struct WorkTotals {
     broad_ms: f64,
     narrow_ms: f64,
     solve_ms: f64,
+    integrate_ms: f64,
+    total_ms: f64,
 }
 
 fn v(p: [f32; 2]) -> Vec2 {
@@ -206,6 +208,26 @@ impl Sim for ImpulseSim {
         t.broad_ms += f64::from(s.broad_phase_ms);
         t.narrow_ms += f64::from(s.narrow_phase_ms);
         t.solve_ms += f64::from(s.solve_ms);
+        t.integrate_ms += f64::from(s.integrate_ms);
+        t.total_ms += f64::from(s.total_ms);
+    }
+
+    /// `StepStats`' stage times, averaged over the steps.
+    fn profile(&self) -> Option<crate::StageTimes> {
+        let t = &self.totals;
+        let n = t.steps.max(1) as f64;
+        Some(
+            [
+                ("step", t.total_ms),
+                ("broad phase", t.broad_ms),
+                ("narrow phase", t.narrow_ms),
+                ("solve", t.solve_ms),
+                ("integrate", t.integrate_ms),
+            ]
+            .iter()
+            .map(|&(name, ms)| (name.to_string(), ms / n))
+            .collect(),
+        )
     }
 
     fn work_counts(&self) -> Option<String> {
