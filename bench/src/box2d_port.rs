@@ -15,7 +15,7 @@ use boxdd::{
     ShapeDef, SurfaceMaterial, Transform, Vec2, WorkerCount, World, WorldBuilder,
 };
 
-use crate::scenes::{FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec};
+use crate::scenes::{BodySpec, FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec};
 use crate::{BuildError, Sim};
 
 /// The SIMD path this binary's Box2D was compiled with.
@@ -34,6 +34,10 @@ pub struct Box2dSim {
     substeps: i32,
     /// The scene's joints with their anchors in the bodies' frames, for the verdicts' gaps.
     joints: Vec<(JointSpec, crate::verdict_port::LocalJoint)>,
+    /// Joint softness, for joints created mid-run.
+    tuning: ConstraintTuning,
+    /// Bodies created mid-run, by slot (rain's groups).
+    spawned: Vec<Vec<BodyId>>,
 }
 
 fn fail(e: boxdd::Error) -> BuildError {
@@ -57,6 +61,116 @@ fn v2(p: [f32; 2]) -> Vec2 {
     Vec2::new(p[0], p[1])
 }
 
+/// Create body `b` with its shapes.
+fn add_body(
+    world: &mut World,
+    foundation: &Foundation,
+    b: &BodySpec,
+) -> Result<BodyId, BuildError> {
+    let body_def = BodyBuilder::from(foundation.body_def())
+        .body_type(if b.dynamic {
+            BodyType::Dynamic
+        } else if b.kinematic {
+            BodyType::Kinematic
+        } else {
+            BodyType::Static
+        })
+        .position(Position::new(b.position[0], b.position[1]))
+        .angle(b.angle)
+        .linear_velocity(v2(b.linear_velocity))
+        .angular_velocity(b.angular_velocity)
+        .linear_damping(b.linear_damping)
+        .angular_damping(b.angular_damping)
+        .gravity_scale(b.gravity_scale)
+        .enable_sleep(false)
+        .build()
+        .map_err(fail)?;
+    let id = world.create_body(body_def).map_err(fail)?;
+    let mut body = world.body(id).map_err(fail)?;
+    for shape in &b.shapes {
+        let material = SurfaceMaterial::new()
+            .with_friction(shape.friction)
+            .and_then(|m| m.with_restitution(shape.restitution))
+            .map_err(fail)?;
+        let shape_def = ShapeDef::builder()
+            .density(shape.density)
+            .material(material)
+            .filter(filter(shape.filter))
+            .build()
+            .map_err(fail)?;
+        match &shape.geometry {
+            &ShapeSpec::Box { half, center } => {
+                let polygon = if center == [0.0, 0.0] {
+                    shapes::box_polygon(half[0], half[1])
+                } else {
+                    Transform::from_pos_angle(v2(center), 0.0)
+                        .and_then(|xf| shapes::offset_box_polygon(half[0], half[1], xf))
+                }
+                .map_err(fail)?;
+                body.create_polygon(&shape_def, &polygon).map_err(fail)?;
+            }
+            ShapeSpec::Polygon { vertices, radius } => {
+                let polygon = shapes::polygon_from_points(vertices.iter().map(|&p| v2(p)), *radius)
+                    .map_err(fail)?;
+                body.create_polygon(&shape_def, &polygon).map_err(fail)?;
+            }
+            &ShapeSpec::Circle { center, radius } => {
+                let circle = shapes::circle(v2(center), radius).map_err(fail)?;
+                body.create_circle(&shape_def, &circle).map_err(fail)?;
+            }
+            &ShapeSpec::Capsule { a, b, radius } => {
+                let capsule = shapes::capsule(v2(a), v2(b), radius).map_err(fail)?;
+                body.create_capsule(&shape_def, &capsule).map_err(fail)?;
+            }
+            &ShapeSpec::Segment { a, b } => {
+                let segment = shapes::segment(v2(a), v2(b)).map_err(fail)?;
+                body.create_segment(&shape_def, &segment).map_err(fail)?;
+            }
+        }
+    }
+    Ok(id)
+}
+
+/// Create joint `j` between `a` and `b` with the scene's joint softness.
+fn add_joint(
+    world: &mut World,
+    (a, b): (BodyId, BodyId),
+    j: &JointSpec,
+    tuning: ConstraintTuning,
+) -> Result<JointId, BuildError> {
+    let id: JointId = match j.kind {
+        JointKindSpec::Revolute { motor, limit } => {
+            let mut builder = world
+                .revolute(a, b)
+                .anchor_world(Position::new(j.anchor[0], j.anchor[1]))
+                .collide_connected(j.collide_connected);
+            if let Some(m) = motor {
+                builder = builder.motor(m.max_torque, m.speed);
+            }
+            if let Some((lower, upper)) = limit {
+                builder = builder.limit(lower, upper);
+            }
+            builder.build().map_err(fail)?
+        }
+        JointKindSpec::Prismatic { axis, limit } => {
+            let anchor = Position::new(j.anchor[0], j.anchor[1]);
+            let mut builder = world
+                .prismatic(a, b)
+                .anchors_world(anchor, anchor)
+                .axis_world(v2(axis))
+                .collide_connected(j.collide_connected);
+            if let Some((lower, upper)) = limit {
+                builder = builder.limit(lower, upper);
+            }
+            builder.build().map_err(fail)?
+        }
+    };
+    world
+        .joint(id)
+        .and_then(|mut joint| joint.set_constraint_tuning(tuning))
+        .map_err(fail)?;
+    Ok(id)
+}
 pub fn build(spec: &SceneSpec) -> Result<Box2dSim, BuildError> {
     build_with_workers(spec, 1, false)
 }
@@ -84,69 +198,7 @@ pub fn build_with_workers(
 
     let mut bodies = Vec::with_capacity(spec.bodies.len());
     for b in &spec.bodies {
-        let body_def = BodyBuilder::from(foundation.body_def())
-            .body_type(if b.dynamic {
-                BodyType::Dynamic
-            } else if b.kinematic {
-                BodyType::Kinematic
-            } else {
-                BodyType::Static
-            })
-            .position(Position::new(b.position[0], b.position[1]))
-            .angle(b.angle)
-            .linear_velocity(v2(b.linear_velocity))
-            .angular_velocity(b.angular_velocity)
-            .linear_damping(b.linear_damping)
-            .angular_damping(b.angular_damping)
-            .gravity_scale(b.gravity_scale)
-            .enable_sleep(false)
-            .build()
-            .map_err(fail)?;
-        let id = world.create_body(body_def).map_err(fail)?;
-        let mut body = world.body(id).map_err(fail)?;
-        for shape in &b.shapes {
-            let material = SurfaceMaterial::new()
-                .with_friction(shape.friction)
-                .and_then(|m| m.with_restitution(shape.restitution))
-                .map_err(fail)?;
-            let shape_def = ShapeDef::builder()
-                .density(shape.density)
-                .material(material)
-                .filter(filter(shape.filter))
-                .build()
-                .map_err(fail)?;
-            match &shape.geometry {
-                &ShapeSpec::Box { half, center } => {
-                    let polygon = if center == [0.0, 0.0] {
-                        shapes::box_polygon(half[0], half[1])
-                    } else {
-                        Transform::from_pos_angle(v2(center), 0.0)
-                            .and_then(|xf| shapes::offset_box_polygon(half[0], half[1], xf))
-                    }
-                    .map_err(fail)?;
-                    body.create_polygon(&shape_def, &polygon).map_err(fail)?;
-                }
-                ShapeSpec::Polygon { vertices, radius } => {
-                    let polygon =
-                        shapes::polygon_from_points(vertices.iter().map(|&p| v2(p)), *radius)
-                            .map_err(fail)?;
-                    body.create_polygon(&shape_def, &polygon).map_err(fail)?;
-                }
-                &ShapeSpec::Circle { center, radius } => {
-                    let circle = shapes::circle(v2(center), radius).map_err(fail)?;
-                    body.create_circle(&shape_def, &circle).map_err(fail)?;
-                }
-                &ShapeSpec::Capsule { a, b, radius } => {
-                    let capsule = shapes::capsule(v2(a), v2(b), radius).map_err(fail)?;
-                    body.create_capsule(&shape_def, &capsule).map_err(fail)?;
-                }
-                &ShapeSpec::Segment { a, b } => {
-                    let segment = shapes::segment(v2(a), v2(b)).map_err(fail)?;
-                    body.create_segment(&shape_def, &segment).map_err(fail)?;
-                }
-            }
-        }
-        bodies.push(id);
+        bodies.push(add_body(&mut world, foundation, b)?);
     }
 
     // Joints: constraint softness set to the scene's (Box2D's default is 60 Hz, ratio 2).
@@ -154,38 +206,7 @@ pub fn build_with_workers(
         ConstraintTuning::new(settings.joint_hertz, settings.joint_damping_ratio).map_err(fail)?;
     let mut joints = Vec::with_capacity(spec.joints.len());
     for j in &spec.joints {
-        let (a, b) = (bodies[j.body_a], bodies[j.body_b]);
-        let id: JointId = match j.kind {
-            JointKindSpec::Revolute { motor, limit } => {
-                let mut builder = world
-                    .revolute(a, b)
-                    .anchor_world(Position::new(j.anchor[0], j.anchor[1]))
-                    .collide_connected(j.collide_connected);
-                if let Some(m) = motor {
-                    builder = builder.motor(m.max_torque, m.speed);
-                }
-                if let Some((lower, upper)) = limit {
-                    builder = builder.limit(lower, upper);
-                }
-                builder.build().map_err(fail)?
-            }
-            JointKindSpec::Prismatic { axis, limit } => {
-                let anchor = Position::new(j.anchor[0], j.anchor[1]);
-                let mut builder = world
-                    .prismatic(a, b)
-                    .anchors_world(anchor, anchor)
-                    .axis_world(v2(axis))
-                    .collide_connected(j.collide_connected);
-                if let Some((lower, upper)) = limit {
-                    builder = builder.limit(lower, upper);
-                }
-                builder.build().map_err(fail)?
-            }
-        };
-        world
-            .joint(id)
-            .and_then(|mut joint| joint.set_constraint_tuning(tuning))
-            .map_err(fail)?;
+        add_joint(&mut world, (bodies[j.body_a], bodies[j.body_b]), j, tuning)?;
         joints.push((*j, crate::verdict_port::LocalJoint::new(j, &spec.bodies)));
     }
     Ok(Box2dSim {
@@ -195,6 +216,8 @@ pub fn build_with_workers(
         dt: settings.dt,
         substeps: settings.substeps as i32,
         joints,
+        tuning,
+        spawned: Vec::new(),
     })
 }
 
@@ -259,11 +282,51 @@ impl Sim for Box2dSim {
             .and_then(|mut b| b.set_linear_velocity(v2(v)));
     }
 
+    fn spawn(&mut self, slot: usize, bodies: &[BodySpec], joints: &[JointSpec]) {
+        let foundation = Foundation::initialize_default().expect("box2d foundation");
+        let ids: Vec<BodyId> = bodies
+            .iter()
+            .map(|b| add_body(&mut self.world, foundation, b).expect("box2d spawn"))
+            .collect();
+        for j in joints {
+            add_joint(
+                &mut self.world,
+                (ids[j.body_a], ids[j.body_b]),
+                j,
+                self.tuning,
+            )
+            .expect("box2d spawn joint");
+        }
+        if self.spawned.len() <= slot {
+            self.spawned.resize(slot + 1, Vec::new());
+        }
+        self.spawned[slot] = ids;
+    }
+
+    fn despawn(&mut self, slot: usize) {
+        for id in self
+            .spawned
+            .get_mut(slot)
+            .map(std::mem::take)
+            .unwrap_or_default()
+        {
+            let _ = self.world.body(id).and_then(|b| b.destroy());
+        }
+    }
+
+    fn spawned_y(&mut self) -> Vec<f32> {
+        let ids: Vec<BodyId> = self.spawned.iter().flatten().copied().collect();
+        ids.into_iter()
+            .filter_map(|id| self.world.body(id).and_then(|b| b.position()).ok())
+            .map(|p| p.y)
+            .collect()
+    }
+
     /// Touching contacts (Box2D's touching flag: a manifold with at least one point, which
     /// includes speculative points). Each touching contact is listed by both of its bodies.
     fn touching_pairs(&mut self) -> usize {
         let mut listed = 0;
-        for &id in &self.bodies {
+        for &id in self.bodies.iter().chain(self.spawned.iter().flatten()) {
             if let Ok(body) = self.world.body(id) {
                 listed += body.contact_data().map_or(0, |c| c.len());
             }

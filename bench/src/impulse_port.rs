@@ -5,7 +5,7 @@ use impulse::physics::{
     SolverKind, SolverSettings, Vec2, World,
 };
 
-use crate::scenes::{self, FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec};
+use crate::scenes::{self, BodySpec, FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec};
 use crate::{BuildError, Sim};
 
 /// Which of Impulse's solvers runs.
@@ -56,6 +56,8 @@ pub struct ImpulseSim {
     bodies: Vec<BodyHandle>,
     /// Sums over the steps of `StepStats` counters, for `--counts`.
     totals: WorkTotals,
+    /// Bodies created mid-run, by slot (rain's groups).
+    spawned: Vec<Vec<BodyHandle>>,
 }
 
 #[derive(Default)]
@@ -105,36 +107,41 @@ fn geometry(shape: &ShapeSpec) -> Result<Geometry, impulse::physics::PhysicsErro
     })
 }
 
-pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError> {
+/// Create body `b` with its shapes.
+fn add_body(world: &mut World, b: &BodySpec) -> Result<BodyHandle, BuildError> {
     let err = |e: impulse::physics::PhysicsError| BuildError::Failed(e.to_string());
+    let kind = if b.dynamic {
+        BodyKind::Dynamic
+    } else if b.kinematic {
+        BodyKind::Kinematic
+    } else {
+        BodyKind::Static
+    };
+    let mut def = BodyDef::new(kind, v(b.position));
+    def.angle = b.angle;
+    def.linear_velocity = v(b.linear_velocity);
+    def.angular_velocity = b.angular_velocity;
+    def.linear_damping = b.linear_damping;
+    def.angular_damping = b.angular_damping;
+    def.gravity_scale = b.gravity_scale;
+    def.enable_sleep = false;
+    let handle = world.create_body(&def).map_err(err)?;
+    for s in &b.shapes {
+        let mut shape = ShapeDef::new(geometry(&s.geometry).map_err(err)?)
+            .density(s.density)
+            .friction(s.friction)
+            .restitution(s.restitution);
+        shape.filter = filter(s.filter);
+        world.create_shape(handle, &shape).map_err(err)?;
+    }
+    Ok(handle)
+}
+
+pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError> {
     let mut world = World::new(settings(solver));
     let mut bodies = Vec::with_capacity(spec.bodies.len());
     for b in &spec.bodies {
-        let kind = if b.dynamic {
-            BodyKind::Dynamic
-        } else if b.kinematic {
-            BodyKind::Kinematic
-        } else {
-            BodyKind::Static
-        };
-        let mut def = BodyDef::new(kind, v(b.position));
-        def.angle = b.angle;
-        def.linear_velocity = v(b.linear_velocity);
-        def.angular_velocity = b.angular_velocity;
-        def.linear_damping = b.linear_damping;
-        def.angular_damping = b.angular_damping;
-        def.gravity_scale = b.gravity_scale;
-        def.enable_sleep = false;
-        let handle = world.create_body(&def).map_err(err)?;
-        for s in &b.shapes {
-            let mut shape = ShapeDef::new(geometry(&s.geometry).map_err(err)?)
-                .density(s.density)
-                .friction(s.friction)
-                .restitution(s.restitution);
-            shape.filter = filter(s.filter);
-            world.create_shape(handle, &shape).map_err(err)?;
-        }
-        bodies.push(handle);
+        bodies.push(add_body(&mut world, b)?);
     }
     for j in &spec.joints {
         create_joint(&mut world, bodies[j.body_a], bodies[j.body_b], j)?;
@@ -143,6 +150,7 @@ pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError>
         world,
         bodies,
         totals: WorkTotals::default(),
+        spawned: Vec::new(),
     })
 }
 
@@ -264,6 +272,41 @@ impl Sim for ImpulseSim {
         let _ = self
             .world
             .set_linear_velocity(self.bodies[index], v(velocity));
+    }
+
+    fn spawn(&mut self, slot: usize, bodies: &[BodySpec], joints: &[JointSpec]) {
+        let handles: Vec<BodyHandle> = bodies
+            .iter()
+            .map(|b| add_body(&mut self.world, b).expect("impulse spawn"))
+            .collect();
+        for j in joints {
+            create_joint(&mut self.world, handles[j.body_a], handles[j.body_b], j)
+                .expect("impulse spawn joint");
+        }
+        if self.spawned.len() <= slot {
+            self.spawned.resize(slot + 1, Vec::new());
+        }
+        self.spawned[slot] = handles;
+    }
+
+    fn despawn(&mut self, slot: usize) {
+        for h in self
+            .spawned
+            .get_mut(slot)
+            .map(std::mem::take)
+            .unwrap_or_default()
+        {
+            let _ = self.world.destroy_body(h);
+        }
+    }
+
+    fn spawned_y(&mut self) -> Vec<f32> {
+        let world = &self.world;
+        self.spawned
+            .iter()
+            .flatten()
+            .filter_map(|&h| world.body(h).map(|b| b.position().y))
+            .collect()
     }
 
     /// Pairs with at least one manifold point.

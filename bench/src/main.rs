@@ -89,6 +89,12 @@ pub trait Sim {
     fn body_x(&mut self, index: usize) -> f32;
     /// Set the linear velocity of body `index` (a kinematic body moved by the scene's driver).
     fn set_velocity(&mut self, index: usize, v: [f32; 2]);
+    /// Create `bodies` (with `joints`, whose body indices are into `bodies`) as group `slot`.
+    fn spawn(&mut self, slot: usize, bodies: &[scenes::BodySpec], joints: &[scenes::JointSpec]);
+    /// Destroy group `slot`: its bodies with their shapes and joints.
+    fn despawn(&mut self, slot: usize);
+    /// y of every body created by `spawn` and still alive.
+    fn spawned_y(&mut self) -> Vec<f32>;
     /// Contact pairs the engine reports (see each port for the exact definition).
     fn touching_pairs(&mut self) -> usize;
     /// Per-step averages of the engine's own work counters, for `--counts` (Impulse only).
@@ -269,12 +275,17 @@ fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<RunResult,
     let mut sim = engine.build(spec)?;
     let start = Instant::now();
     for k in 0..steps {
-        if let Some(driver) = spec.driver {
-            let scenes::Driver::SinePusher { body, .. } = driver;
+        if let Some(body) = spec.driven_body() {
             let x = sim.body_x(body);
             if let Some((body, v)) = spec.driven_velocity(k, x) {
                 sim.set_velocity(body, v);
             }
+        }
+        for spawn in spec.spawns(k) {
+            if spawn.replace {
+                sim.despawn(spawn.slot);
+            }
+            sim.spawn(spawn.slot, &spawn.bodies, &spawn.joints);
         }
         sim.step();
     }
@@ -292,11 +303,19 @@ fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<RunResult,
             sim.body_y(i)
         }
     };
-    let row_sum: f64 = row.iter().map(|&i| coordinate(i) as f64).sum();
-    let top_y = coordinate(spec.probe.top);
+    let mut row_sum: f64 = row.iter().map(|&i| coordinate(i) as f64).sum();
+    let mut row_len = row.len();
+    let mut top_y = coordinate(spec.probe.top);
+    if spec.driver == Some(scenes::Driver::Rain) {
+        // Rain: the highest and the mean y of the live ragdoll bodies.
+        let ys = sim.spawned_y();
+        top_y = ys.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        row_sum = ys.iter().map(|&y| y as f64).sum();
+        row_len = ys.len();
+    }
     let end = EndState {
         top_y,
-        row_mean_y: (row_sum / row.len().max(1) as f64) as f32,
+        row_mean_y: (row_sum / row_len.max(1) as f64) as f32,
         pairs: sim.touching_pairs(),
     };
     Ok((ms, end, sim.profile()))
@@ -636,7 +655,7 @@ struct Options {
 const USAGE: &str = "usage: impulse-bench [--scene NAME]... [--engine NAME]... [--repeats R] \
 [--steps-scale F] [--scaling] [--counts] [--profile] [--other-box2d PATH] \
 [--verdicts [--verdict-scene LABEL]...] [--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
-joint_grid tumbler compounds junkyard smash spinner washer (default: all; with --scaling alone, \
+joint_grid tumbler compounds junkyard smash spinner washer rain (default: all; with --scaling alone, \
 none)\n  engines: impulse classic box2d (= the four below) box2d-sse2 box2d-avx2 box2d-sse2-2w \
 box2d-avx2-2w rapier (default: all; memory is measured for Impulse, this binary's Box2D and \
 Rapier)\n  --profile: per-stage times of Impulse and Box2D\n  --other-box2d: the binary built with \

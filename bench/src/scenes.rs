@@ -4,8 +4,8 @@
 //! to all three ports, so the three worlds are the same by construction: same body order, same
 //! positions, same shapes, same material, same filters, same joints. The scenes are Box2D v3's
 //! benchmark set (`shared/benchmarks.c` in `erincatto/box2d`): large pyramid, many pyramids,
-//! joint grid, tumbler, compounds, junkyard, smash, spinner and washer (rain, its ragdoll
-//! scene, is not ported: see `SCENE_NAMES`). The verdict table (`--verdicts`, `verdict_port.rs`) builds its
+//! joint grid, tumbler, compounds, junkyard, smash, spinner, washer and rain (its ragdolls
+//! without their joint springs: see `rain`). The verdict table (`--verdicts`, `verdict_port.rs`) builds its
 //! scenes from Impulse's scene files into the same description.
 
 /// Fixed time step, seconds (60 Hz).
@@ -263,6 +263,18 @@ pub enum Driver {
         /// rad/s.
         omega: f32,
     },
+    /// Rain: groups of ragdolls created and destroyed on a schedule (`SceneSpec::spawns`).
+    Rain,
+}
+
+/// A group of bodies to create mid-run (joint body indices are into `bodies`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spawn {
+    pub slot: usize,
+    /// Destroy the group in `slot` first.
+    pub replace: bool,
+    pub bodies: Vec<BodySpec>,
+    pub joints: Vec<JointSpec>,
 }
 
 impl SceneSpec {
@@ -273,7 +285,7 @@ impl SceneSpec {
     /// The velocity the scene's driver gives its kinematic body before step `step` (0-based),
     /// given the body's current x; `None` when the scene has no driver.
     pub fn driven_velocity(&self, step: usize, x: f32) -> Option<(usize, P2)> {
-        self.driver.map(|d| match d {
+        match self.driver? {
             Driver::SinePusher {
                 body,
                 amplitude,
@@ -283,9 +295,45 @@ impl SceneSpec {
                 // the target in one step, target x = amplitude sin(omega t), t = dt step.
                 let t = self.world.dt * step as f32;
                 let target = amplitude * (omega * t).sin();
-                (body, [(target - x) / self.world.dt, 0.0])
+                Some((body, [(target - x) / self.world.dt, 0.0]))
             }
-        })
+            Driver::Rain => None,
+        }
+    }
+
+    /// The body the driver moves, if it moves one.
+    pub fn driven_body(&self) -> Option<usize> {
+        match self.driver? {
+            Driver::SinePusher { body, .. } => Some(body),
+            Driver::Rain => None,
+        }
+    }
+
+    /// The groups to (re)create before step `step` (0-based): rain's schedule. Every 8 steps
+    /// one column of groups is created in each of the `RAIN_ROWS` rows, until all
+    /// `RAIN_COLUMNS` columns exist; from then on the oldest column is destroyed and created
+    /// again. A group's slot is `row * RAIN_COLUMNS + column`.
+    pub fn spawns(&self, step: usize) -> Vec<Spawn> {
+        if self.driver != Some(Driver::Rain) || !step.is_multiple_of(8) {
+            return Vec::new();
+        }
+        let event = step / 8;
+        let (column, replace) = if event < RAIN_COLUMNS {
+            (event, false)
+        } else {
+            ((event - RAIN_COLUMNS) % RAIN_COLUMNS, true)
+        };
+        (0..RAIN_ROWS)
+            .map(|row| {
+                let (bodies, joints) = rain_group(row, column);
+                Spawn {
+                    slot: row * RAIN_COLUMNS + column,
+                    replace,
+                    bodies,
+                    joints,
+                }
+            })
+            .collect()
     }
 
     /// The same scene with every shape filtered out of collision (no contact can form).
@@ -298,10 +346,8 @@ impl SceneSpec {
     }
 }
 
-/// Names accepted by `--scene`, in the order the benchmark runs them. Box2D's tenth scene,
-/// rain (ragdolls spawned and destroyed every 8 steps, with spring and friction joints), is
-/// not here: Impulse's revolute joint has no spring and no joint friction.
-pub const SCENE_NAMES: [&str; 9] = [
+/// Names accepted by `--scene`, in the order the benchmark runs them.
+pub const SCENE_NAMES: [&str; 10] = [
     "large_pyramid",
     "many_pyramids",
     "joint_grid",
@@ -311,6 +357,7 @@ pub const SCENE_NAMES: [&str; 9] = [
     "smash",
     "spinner",
     "washer",
+    "rain",
 ];
 
 pub fn by_name(name: &str) -> Option<SceneSpec> {
@@ -324,6 +371,7 @@ pub fn by_name(name: &str) -> Option<SceneSpec> {
         "smash" => Some(smash()),
         "spinner" => Some(spinner()),
         "washer" => Some(washer()),
+        "rain" => Some(rain()),
         _ => None,
     }
 }
@@ -937,6 +985,229 @@ pub fn washer() -> SceneSpec {
     }
 }
 
+/// Rain's rows of groups, columns of groups, and ragdolls per group.
+pub const RAIN_ROWS: usize = 5;
+pub const RAIN_COLUMNS: usize = 40;
+pub const RAIN_GROUP_SIZE: usize = 5;
+/// Rain's ground: 5 shelves of 501 boxes on a 0.5 m grid, 45 m apart.
+const RAIN_GRID: f32 = 0.5;
+const RAIN_GRID_COUNT: usize = 500;
+
+/// Rain: 5 static shelves, each a row of 501 boxes of half size 0.25 from x = -125, at y = 0,
+/// 45, .. 180; ragdolls are created and destroyed by `SceneSpec::spawns` (before every 8th
+/// step, one column of 5 ragdolls in each row, 40 columns, then the oldest column replaced):
+/// up to 1,000 ragdolls, 11,000 bodies. Probe: the highest and the mean y of the live ragdoll
+/// bodies.
+pub fn rain() -> SceneSpec {
+    let mut shapes = Vec::new();
+    for row in 0..RAIN_ROWS {
+        let y = 45.0 * row as f32;
+        for j in 0..=RAIN_GRID_COUNT {
+            let x = -0.5 * RAIN_GRID_COUNT as f32 * RAIN_GRID + j as f32 * RAIN_GRID;
+            shapes.push(ground_box([0.5 * RAIN_GRID, 0.5 * RAIN_GRID], [x, y]));
+        }
+    }
+    SceneSpec {
+        world: WorldSpec::BENCHMARK,
+        name: "rain",
+        bodies: vec![BodySpec::new(false, [0.0, 0.0], shapes)],
+        joints: Vec::new(),
+        steps: 1000,
+        expected_pairs: None,
+        probe: Probe {
+            top: 0,
+            row: Vec::new(),
+            box2d_reference: None,
+            x_axis: false,
+        },
+        driver: Some(Driver::Rain),
+    }
+}
+
+/// Rain's group in `row`, `column`: 5 ragdolls 0.5 m apart from x = -125 + 6.25 (column +
+/// 0.5), feet at y = 40 + 45 row.
+fn rain_group(row: usize, column: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
+    let span = RAIN_GRID_COUNT as f32 * RAIN_GRID;
+    let distance = span / RAIN_COLUMNS as f32;
+    let mut position = [
+        -0.5 * span + distance * (column as f32 + 0.5),
+        40.0 + 45.0 * row as f32,
+    ];
+    let (mut bodies, mut joints) = (Vec::new(), Vec::new());
+    for i in 0..RAIN_GROUP_SIZE {
+        let (b, j) = ragdoll(position, i + 1);
+        let offset = bodies.len();
+        bodies.extend(b);
+        joints.extend(j.into_iter().map(|mut j| {
+            j.body_a += offset;
+            j.body_b += offset;
+            j
+        }));
+        position[0] += 0.5;
+    }
+    (bodies, joints)
+}
+
+/// Box2D's "human" ragdoll at scale 1 with its feet at `feet`: 11 capsule bones (hip, torso,
+/// head, two legs of two bones with a rounded foot polygon on the shin, two arms of two
+/// bones), friction 0.2 (feet 0.05), density 1; 10 revolute joints with Box2D's angle limits,
+/// and joint friction as a motor at speed 0 with at most 0.05 N m x the bone's friction scale.
+/// Box2D's joint springs (5 Hz, ratio 0.5) and the lower arms' reference angle (pi/4) are
+/// left out in every port: Impulse's revolute joint has neither.
+///
+/// Collision filter: Box2D gives ragdoll `index` (1..=5 in a group) group index -`index`, so
+/// same-index ragdolls never touch, and its feet touch only the ground. Here that is encoded
+/// in category bits, the same in the three engines: ragdoll `index` is category 1 << `index`,
+/// its mask the ground (1) and the other four ragdoll bits; the feet's mask the ground only.
+fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
+    use std::f32::consts::PI;
+    let own = 1u32 << index;
+    let others = 0b11_1110 & !own;
+    let body_filter = FilterSpec {
+        category: own,
+        mask: 1 | others,
+    };
+    let foot_filter = FilterSpec {
+        category: own,
+        mask: 1,
+    };
+    let capsule = |y0: f32, y1: f32, radius: f32| ShapeDefSpec {
+        friction: 0.2,
+        ..ShapeDefSpec::new(
+            ShapeSpec::Capsule {
+                a: [0.0, y0],
+                b: [0.0, y1],
+                radius,
+            },
+            1.0,
+            body_filter,
+        )
+    };
+    let foot = ShapeDefSpec {
+        friction: 0.05,
+        ..ShapeDefSpec::new(
+            ShapeSpec::Polygon {
+                vertices: vec![
+                    [-0.03, -0.185],
+                    [0.11, -0.185],
+                    [0.11, -0.16],
+                    [-0.03, -0.14],
+                ],
+                radius: 0.015,
+            },
+            1.0,
+            foot_filter,
+        )
+    };
+    let max_torque = 0.05;
+    // (height of the body origin, shapes, linear damping, parent, pivot height, limit in
+    // units of pi, friction scale)
+    type Bone = (f32, Vec<ShapeDefSpec>, f32, usize, f32, (f32, f32), f32);
+    let leg = |upper: usize| -> [Bone; 2] {
+        [
+            (
+                0.775,
+                vec![capsule(-0.125, 0.125, 0.06)],
+                0.0,
+                0,
+                0.9,
+                (-0.05, 0.4),
+                1.0,
+            ),
+            (
+                0.475,
+                vec![capsule(-0.155, 0.125, 0.045), foot.clone()],
+                0.0,
+                upper,
+                0.625,
+                (-0.5, -0.02),
+                0.5,
+            ),
+        ]
+    };
+    let arm = |upper: usize| -> [Bone; 2] {
+        [
+            (
+                1.225,
+                vec![capsule(-0.125, 0.125, 0.035)],
+                0.0,
+                1,
+                1.35,
+                (-0.1, 0.8),
+                0.5,
+            ),
+            (
+                0.975,
+                vec![capsule(-0.125, 0.125, 0.03)],
+                0.1,
+                upper,
+                1.1,
+                (-0.2, 0.3),
+                0.1,
+            ),
+        ]
+    };
+    let mut bones: Vec<Bone> = vec![
+        (
+            0.95,
+            vec![capsule(-0.02, 0.02, 0.095)],
+            0.0,
+            usize::MAX,
+            0.0,
+            (0.0, 0.0),
+            1.0,
+        ),
+        (
+            1.2,
+            vec![capsule(-0.135, 0.135, 0.09)],
+            0.0,
+            0,
+            1.0,
+            (-0.25, 0.0),
+            0.5,
+        ),
+        (
+            1.475,
+            vec![capsule(-0.038, 0.039, 0.075)],
+            0.1,
+            1,
+            1.4,
+            (-0.3, 0.1),
+            0.25,
+        ),
+    ];
+    bones.extend(leg(3));
+    bones.extend(leg(5));
+    bones.extend(arm(7));
+    bones.extend(arm(9));
+    let mut bodies = Vec::with_capacity(bones.len());
+    let mut joints = Vec::with_capacity(bones.len() - 1);
+    for (k, (height, shapes, damping, parent, pivot, (lower, upper), scale)) in
+        bones.into_iter().enumerate()
+    {
+        bodies.push(BodySpec {
+            linear_damping: damping,
+            ..BodySpec::new(true, [feet[0], feet[1] + height], shapes)
+        });
+        if parent != usize::MAX {
+            joints.push(JointSpec {
+                body_a: parent,
+                body_b: k,
+                anchor: [feet[0], feet[1] + pivot],
+                kind: JointKindSpec::Revolute {
+                    motor: Some(MotorSpec {
+                        speed: 0.0,
+                        max_torque: scale * max_torque,
+                    }),
+                    limit: Some((lower * PI, upper * PI)),
+                },
+                collide_connected: false,
+            });
+        }
+    }
+    (bodies, joints)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -968,6 +1239,12 @@ mod tests {
         assert_eq!(smash().dynamic_body_count(), 1 + 120 * 80);
         assert_eq!(spinner().dynamic_body_count(), 1 + 6076);
         assert_eq!(washer().dynamic_body_count(), 8100);
+        let first = rain().spawns(0);
+        assert_eq!(first.len(), RAIN_ROWS);
+        assert_eq!(first[0].bodies.len(), 55);
+        assert_eq!(first[0].joints.len(), 50);
+        assert!(rain().spawns(1).is_empty());
+        assert!(rain().spawns(8 * RAIN_COLUMNS)[0].replace);
         for name in SCENE_NAMES {
             assert!(by_name(name).is_some(), "{name}");
         }
