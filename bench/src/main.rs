@@ -940,8 +940,13 @@ mod child {
         PATH.get().cloned().unwrap_or_else(default_path)
     }
 
-    /// The child's own description: (SIMD, C flags), or why it cannot run.
+    /// The child's own description: (SIMD, C flags), or why it cannot run (asked once).
     pub fn info() -> Result<(String, String), String> {
+        static INFO: OnceLock<Result<(String, String), String>> = OnceLock::new();
+        INFO.get_or_init(ask_info).clone()
+    }
+
+    fn ask_info() -> Result<(String, String), String> {
         let path = path();
         let out = std::process::Command::new(&path)
             .arg("--child-info")
@@ -952,11 +957,17 @@ mod child {
             text.lines()
                 .find_map(|l| l.strip_prefix(key)?.strip_prefix('\t').map(str::to_string))
         };
-        match (field("simd"), field("cflags")) {
-            (Some(simd), Some(_)) if simd == super::box2d_port::SIMD => Err(format!(
+        match (field("simd"), field("cflags"), field("source")) {
+            (Some(simd), Some(_), _) if simd == super::box2d_port::SIMD => Err(format!(
                 "{path} is a {simd} build too; build the other with --features box2d-avx2"
             )),
-            (Some(simd), Some(cflags)) => Ok((simd, cflags)),
+            (Some(_), Some(_), source) if source.as_deref() != Some(env!("BENCH_SOURCE_HASH")) => {
+                Err(format!(
+                    "{path} was built from other bench sources; rebuild it (BENCHMARKS.md, \
+                     Command)"
+                ))
+            }
+            (Some(simd), Some(cflags), _) => Ok((simd, cflags)),
             _ => Err(format!("{path} answered no --child-info")),
         }
     }
@@ -965,10 +976,16 @@ mod child {
     pub fn print_info() {
         println!("simd\t{}", super::box2d_port::SIMD);
         println!("cflags\t{}", env!("BENCH_BOX2D_CFLAGS"));
+        println!("source\t{}", env!("BENCH_SOURCE_HASH"));
     }
 
     /// The parent side of one run.
     pub fn run(scene: &str, steps: usize, workers: usize) -> Result<RunResult, BuildError> {
+        if info().is_err() {
+            return Err(BuildError::Unsupported(
+                "the other Box2D build is missing or stale: see the report header",
+            ));
+        }
         let path = path();
         let mut cmd = std::process::Command::new(&path);
         cmd.args([
