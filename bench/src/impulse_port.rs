@@ -5,7 +5,7 @@ use impulse::physics::{
     SolverKind, SolverSettings, Vec2, World,
 };
 
-use crate::scenes::{self, FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec};
+use crate::scenes::{self, BodySpec, FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec};
 use crate::{BuildError, Sim};
 
 /// Which of Impulse's solvers runs.
@@ -56,6 +56,8 @@ pub struct ImpulseSim {
     bodies: Vec<BodyHandle>,
     /// Sums over the steps of `StepStats` counters, for `--counts`.
     totals: WorkTotals,
+    /// Bodies created mid-run, by slot (rain's groups).
+    spawned: Vec<Vec<BodyHandle>>,
 }
 
 #[derive(Default)]
@@ -70,6 +72,8 @@ struct WorkTotals {
     broad_ms: f64,
     narrow_ms: f64,
     solve_ms: f64,
+    integrate_ms: f64,
+    total_ms: f64,
 }
 
 fn v(p: [f32; 2]) -> Vec2 {
@@ -103,34 +107,41 @@ fn geometry(shape: &ShapeSpec) -> Result<Geometry, impulse::physics::PhysicsErro
     })
 }
 
-pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError> {
+/// Create body `b` with its shapes.
+fn add_body(world: &mut World, b: &BodySpec) -> Result<BodyHandle, BuildError> {
     let err = |e: impulse::physics::PhysicsError| BuildError::Failed(e.to_string());
+    let kind = if b.dynamic {
+        BodyKind::Dynamic
+    } else if b.kinematic {
+        BodyKind::Kinematic
+    } else {
+        BodyKind::Static
+    };
+    let mut def = BodyDef::new(kind, v(b.position));
+    def.angle = b.angle;
+    def.linear_velocity = v(b.linear_velocity);
+    def.angular_velocity = b.angular_velocity;
+    def.linear_damping = b.linear_damping;
+    def.angular_damping = b.angular_damping;
+    def.gravity_scale = b.gravity_scale;
+    def.enable_sleep = false;
+    let handle = world.create_body(&def).map_err(err)?;
+    for s in &b.shapes {
+        let mut shape = ShapeDef::new(geometry(&s.geometry).map_err(err)?)
+            .density(s.density)
+            .friction(s.friction)
+            .restitution(s.restitution);
+        shape.filter = filter(s.filter);
+        world.create_shape(handle, &shape).map_err(err)?;
+    }
+    Ok(handle)
+}
+
+pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError> {
     let mut world = World::new(settings(solver));
     let mut bodies = Vec::with_capacity(spec.bodies.len());
     for b in &spec.bodies {
-        let kind = if b.dynamic {
-            BodyKind::Dynamic
-        } else {
-            BodyKind::Static
-        };
-        let mut def = BodyDef::new(kind, v(b.position));
-        def.angle = b.angle;
-        def.linear_velocity = v(b.linear_velocity);
-        def.angular_velocity = b.angular_velocity;
-        def.linear_damping = b.linear_damping;
-        def.angular_damping = b.angular_damping;
-        def.gravity_scale = b.gravity_scale;
-        def.enable_sleep = false;
-        let handle = world.create_body(&def).map_err(err)?;
-        for s in &b.shapes {
-            let mut shape = ShapeDef::new(geometry(&s.geometry).map_err(err)?)
-                .density(s.density)
-                .friction(s.friction)
-                .restitution(s.restitution);
-            shape.filter = filter(s.filter);
-            world.create_shape(handle, &shape).map_err(err)?;
-        }
-        bodies.push(handle);
+        bodies.push(add_body(&mut world, b)?);
     }
     for j in &spec.joints {
         create_joint(&mut world, bodies[j.body_a], bodies[j.body_b], j)?;
@@ -139,6 +150,7 @@ pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError>
         world,
         bodies,
         totals: WorkTotals::default(),
+        spawned: Vec::new(),
     })
 }
 
@@ -204,6 +216,26 @@ impl Sim for ImpulseSim {
         t.broad_ms += f64::from(s.broad_phase_ms);
         t.narrow_ms += f64::from(s.narrow_phase_ms);
         t.solve_ms += f64::from(s.solve_ms);
+        t.integrate_ms += f64::from(s.integrate_ms);
+        t.total_ms += f64::from(s.total_ms);
+    }
+
+    /// `StepStats`' stage times, averaged over the steps.
+    fn profile(&self) -> Option<crate::StageTimes> {
+        let t = &self.totals;
+        let n = t.steps.max(1) as f64;
+        Some(
+            [
+                ("step", t.total_ms),
+                ("broad phase", t.broad_ms),
+                ("narrow phase", t.narrow_ms),
+                ("solve", t.solve_ms),
+                ("integrate", t.integrate_ms),
+            ]
+            .iter()
+            .map(|&(name, ms)| (name.to_string(), ms / n))
+            .collect(),
+        )
     }
 
     fn work_counts(&self) -> Option<String> {
@@ -228,6 +260,53 @@ impl Sim for ImpulseSim {
         self.world
             .body(self.bodies[index])
             .map_or(f32::NAN, |b| b.position().y)
+    }
+
+    fn body_x(&mut self, index: usize) -> f32 {
+        self.world
+            .body(self.bodies[index])
+            .map_or(f32::NAN, |b| b.position().x)
+    }
+
+    fn set_velocity(&mut self, index: usize, velocity: [f32; 2]) {
+        let _ = self
+            .world
+            .set_linear_velocity(self.bodies[index], v(velocity));
+    }
+
+    fn spawn(&mut self, slot: usize, bodies: &[BodySpec], joints: &[JointSpec]) {
+        let handles: Vec<BodyHandle> = bodies
+            .iter()
+            .map(|b| add_body(&mut self.world, b).expect("impulse spawn"))
+            .collect();
+        for j in joints {
+            create_joint(&mut self.world, handles[j.body_a], handles[j.body_b], j)
+                .expect("impulse spawn joint");
+        }
+        if self.spawned.len() <= slot {
+            self.spawned.resize(slot + 1, Vec::new());
+        }
+        self.spawned[slot] = handles;
+    }
+
+    fn despawn(&mut self, slot: usize) {
+        for h in self
+            .spawned
+            .get_mut(slot)
+            .map(std::mem::take)
+            .unwrap_or_default()
+        {
+            let _ = self.world.destroy_body(h);
+        }
+    }
+
+    fn spawned_y(&mut self) -> Vec<f32> {
+        let world = &self.world;
+        self.spawned
+            .iter()
+            .flatten()
+            .filter_map(|&h| world.body(h).map(|b| b.position().y))
+            .collect()
     }
 
     /// Pairs with at least one manifold point.

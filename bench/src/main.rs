@@ -85,13 +85,34 @@ pub trait Sim {
     fn step(&mut self);
     /// Final y of the scene's body `index` (the order of `SceneSpec::bodies`).
     fn body_y(&mut self, index: usize) -> f32;
+    /// Final x of the scene's body `index`.
+    fn body_x(&mut self, index: usize) -> f32;
+    /// Set the linear velocity of body `index` (a kinematic body moved by the scene's driver).
+    fn set_velocity(&mut self, index: usize, v: [f32; 2]);
+    /// Create `bodies` (with `joints`, whose body indices are into `bodies`) as group `slot`.
+    fn spawn(&mut self, slot: usize, bodies: &[scenes::BodySpec], joints: &[scenes::JointSpec]);
+    /// Destroy group `slot`: its bodies with their shapes and joints.
+    fn despawn(&mut self, slot: usize);
+    /// y of every body created by `spawn` and still alive.
+    fn spawned_y(&mut self) -> Vec<f32>;
     /// Contact pairs the engine reports (see each port for the exact definition).
     fn touching_pairs(&mut self) -> usize;
     /// Per-step averages of the engine's own work counters, for `--counts` (Impulse only).
     fn work_counts(&self) -> Option<String> {
         None
     }
+    /// Per-stage milliseconds per step, averaged over the run, for `--profile` (Impulse's
+    /// `StepStats`, Box2D's `b2World_GetProfile`; Rapier: none here).
+    fn profile(&self) -> Option<StageTimes> {
+        None
+    }
 }
+
+/// (stage name, ms per step).
+pub type StageTimes = Vec<(String, f64)>;
+
+/// Set by `--profile`: collect each run's stage times.
+static PROFILE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Set by `--counts`: print each Impulse run's work counters to stderr.
 static PRINT_COUNTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -109,44 +130,101 @@ pub enum BuildError {
 enum Engine {
     Impulse,
     ImpulseClassic,
-    Box2d,
+    /// Box2D v3 built with AVX2 (`avx2`) or SSE2, run with `workers` threads. The build this
+    /// binary links runs in process; the other runs in the child binary (`child_run`).
+    Box2d {
+        avx2: bool,
+        workers: usize,
+    },
     Rapier,
 }
 
-const ENGINES: [Engine; 4] = [
+const BOX2D_SSE2: Engine = Engine::Box2d {
+    avx2: false,
+    workers: 1,
+};
+const BOX2D_AVX2: Engine = Engine::Box2d {
+    avx2: true,
+    workers: 1,
+};
+const BOX2D_SSE2_2W: Engine = Engine::Box2d {
+    avx2: false,
+    workers: 2,
+};
+const BOX2D_AVX2_2W: Engine = Engine::Box2d {
+    avx2: true,
+    workers: 2,
+};
+/// Box2D's single-thread builds, and its 2-worker builds: the best of each is the reference.
+const BOX2D_ONE: [Engine; 2] = [BOX2D_SSE2, BOX2D_AVX2];
+const BOX2D_TWO: [Engine; 2] = [BOX2D_SSE2_2W, BOX2D_AVX2_2W];
+
+const ENGINES: [Engine; 7] = [
     Engine::Impulse,
     Engine::ImpulseClassic,
-    Engine::Box2d,
+    BOX2D_SSE2,
+    BOX2D_AVX2,
+    BOX2D_SSE2_2W,
+    BOX2D_AVX2_2W,
     Engine::Rapier,
 ];
 
+/// Whether this binary's own Box2D is the AVX2 build.
+const THIS_AVX2: bool = cfg!(feature = "box2d-avx2");
+/// The Box2D build linked into this binary, 1 worker (the memory table's column).
+const OWN_BOX2D: Engine = Engine::Box2d {
+    avx2: THIS_AVX2,
+    workers: 1,
+};
+
 impl Engine {
-    fn from_name(name: &str) -> Option<Engine> {
-        match name {
-            "impulse" => Some(Engine::Impulse),
-            "classic" => Some(Engine::ImpulseClassic),
-            "box2d" => Some(Engine::Box2d),
-            "rapier" => Some(Engine::Rapier),
-            _ => None,
-        }
+    fn from_name(name: &str) -> Option<Vec<Engine>> {
+        Some(match name {
+            "impulse" => vec![Engine::Impulse],
+            "classic" => vec![Engine::ImpulseClassic],
+            "box2d" => [BOX2D_ONE, BOX2D_TWO].concat(),
+            "box2d-sse2" => vec![BOX2D_SSE2],
+            "box2d-avx2" => vec![BOX2D_AVX2],
+            "box2d-sse2-2w" => vec![BOX2D_SSE2_2W],
+            "box2d-avx2-2w" => vec![BOX2D_AVX2_2W],
+            "rapier" => vec![Engine::Rapier],
+            _ => return None,
+        })
     }
 
     fn label(self) -> &'static str {
         match self {
             Engine::Impulse => "Impulse",
             Engine::ImpulseClassic => "Impulse classic",
-            Engine::Box2d => "Box2D v3",
+            Engine::Box2d {
+                avx2: false,
+                workers: 1,
+            } => "Box2D SSE2",
+            Engine::Box2d {
+                avx2: true,
+                workers: 1,
+            } => "Box2D AVX2",
+            Engine::Box2d { avx2: false, .. } => "Box2D SSE2 2w",
+            Engine::Box2d { avx2: true, .. } => "Box2D AVX2 2w",
             Engine::Rapier => "Rapier",
         }
     }
 
     fn build(self, spec: &SceneSpec) -> Result<Box<dyn Sim>, BuildError> {
+        let profile = PROFILE.load(std::sync::atomic::Ordering::Relaxed);
         Ok(match self {
             Engine::Impulse => Box::new(impulse_port::build(spec, impulse_port::Solver::SoftStep)?),
             Engine::ImpulseClassic => {
                 Box::new(impulse_port::build(spec, impulse_port::Solver::Classic)?)
             }
-            Engine::Box2d => Box::new(box2d_port::build(spec)?),
+            Engine::Box2d { avx2, workers } if avx2 == THIS_AVX2 => {
+                Box::new(box2d_port::build_with_workers(spec, workers, profile)?)
+            }
+            Engine::Box2d { .. } => {
+                return Err(BuildError::Failed(
+                    "the other Box2D build runs in the child binary".into(),
+                ))
+            }
             Engine::Rapier => Box::new(rapier_port::build(spec)?),
         })
     }
@@ -176,6 +254,8 @@ enum Outcome {
     Ran {
         ms_per_step: Vec<f64>,
         end: EndState,
+        /// Stage times of the last run (`--profile`).
+        profile: Option<StageTimes>,
     },
     NotAvailable(&'static str),
     Failed(String),
@@ -183,10 +263,30 @@ enum Outcome {
     Skipped,
 }
 
-fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<(f64, EndState), BuildError> {
+/// One timed run: (ms per step, end state, stage times when profiling).
+type RunResult = (f64, EndState, Option<StageTimes>);
+
+fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<RunResult, BuildError> {
+    if let Engine::Box2d { avx2, workers } = engine {
+        if avx2 != THIS_AVX2 {
+            return child::run(spec.name, steps, workers);
+        }
+    }
     let mut sim = engine.build(spec)?;
     let start = Instant::now();
-    for _ in 0..steps {
+    for k in 0..steps {
+        if let Some(body) = spec.driven_body() {
+            let x = sim.body_x(body);
+            if let Some((body, v)) = spec.driven_velocity(k, x) {
+                sim.set_velocity(body, v);
+            }
+        }
+        for spawn in spec.spawns(k) {
+            if spawn.replace {
+                sim.despawn(spawn.slot);
+            }
+            sim.spawn(spawn.slot, &spawn.bodies, &spawn.joints);
+        }
         sim.step();
     }
     let ms = start.elapsed().as_secs_f64() * 1000.0 / steps as f64;
@@ -196,13 +296,29 @@ fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<(f64, EndS
         }
     }
     let row = &spec.probe.row;
-    let row_sum: f64 = row.iter().map(|&i| sim.body_y(i) as f64).sum();
+    let mut coordinate = |i: usize| {
+        if spec.probe.x_axis {
+            sim.body_x(i)
+        } else {
+            sim.body_y(i)
+        }
+    };
+    let mut row_sum: f64 = row.iter().map(|&i| coordinate(i) as f64).sum();
+    let mut row_len = row.len();
+    let mut top_y = coordinate(spec.probe.top);
+    if spec.driver == Some(scenes::Driver::Rain) {
+        // Rain: the highest and the mean y of the live ragdoll bodies.
+        let ys = sim.spawned_y();
+        top_y = ys.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        row_sum = ys.iter().map(|&y| y as f64).sum();
+        row_len = ys.len();
+    }
     let end = EndState {
-        top_y: sim.body_y(spec.probe.top),
-        row_mean_y: (row_sum / row.len().max(1) as f64) as f32,
+        top_y,
+        row_mean_y: (row_sum / row_len.max(1) as f64) as f32,
         pairs: sim.touching_pairs(),
     };
-    Ok((ms, end))
+    Ok((ms, end, sim.profile()))
 }
 
 fn median(values: &[f64]) -> f64 {
@@ -253,6 +369,7 @@ fn bench_scene(
                         row_mean_y: f32::NAN,
                         pairs: 0,
                     },
+                    profile: None,
                 },
             )
         })
@@ -271,11 +388,17 @@ fn bench_scene(
                 engine.label()
             );
             match run_once(*engine, spec, steps) {
-                Ok((ms, state)) => {
+                Ok((ms, state, stages)) => {
                     eprintln!(" {ms:.3} ms/step, end {}", state.text());
-                    if let Outcome::Ran { ms_per_step, end } = outcome {
+                    if let Outcome::Ran {
+                        ms_per_step,
+                        end,
+                        profile,
+                    } = outcome
+                    {
                         ms_per_step.push(ms);
                         *end = state;
+                        *profile = stages;
                     }
                 }
                 Err(BuildError::Unsupported(why)) => {
@@ -343,6 +466,22 @@ impl SceneResult {
             Outcome::NotAvailable(why) => format!("n/a ({why})"),
             Outcome::Failed(why) => format!("failed: {why}"),
             Outcome::Skipped => "skipped".into(),
+        }
+    }
+
+    /// The fastest of `engines` that ran: (its label, its median ms).
+    fn fastest(&self, engines: &[Engine]) -> Option<(&'static str, f64)> {
+        engines
+            .iter()
+            .filter_map(|&e| self.ms(e).map(|m| (e.label(), m)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// Impulse's median over the fastest of `engines`, and which one that was.
+    fn ratio_to_fastest(&self, engines: &[Engine]) -> String {
+        match (self.ms(Engine::Impulse), self.fastest(engines)) {
+            (Some(x), Some((label, y))) if y > 0.0 => format!("{:.2} ({label})", x / y),
+            _ => "n/a".into(),
         }
     }
 
@@ -424,7 +563,7 @@ fn measure_memory(engine: Engine, spec: &SceneSpec) -> Result<Memory, BuildError
                 pairs,
             })
         }
-        Engine::Box2d => {
+        Engine::Box2d { .. } => {
             let measure = |s: &SceneSpec| -> Result<(i64, usize), BuildError> {
                 boxdd::Foundation::initialize_default()
                     .map_err(|e| BuildError::Failed(format!("box2d: {e}")))?;
@@ -473,7 +612,7 @@ fn scaling_table(repeats: usize, steps_scale: f64) -> String {
         for r in 0..repeats {
             eprint!("  scaling {n} bodies {}/{repeats} ...", r + 1);
             match run_once(Engine::Impulse, &spec, steps) {
-                Ok((ms, end)) => {
+                Ok((ms, end, _)) => {
                     eprintln!(" {ms:.3} ms/step");
                     times.push(ms);
                     pairs = end.pairs;
@@ -514,10 +653,13 @@ struct Options {
 }
 
 const USAGE: &str = "usage: impulse-bench [--scene NAME]... [--engine NAME]... [--repeats R] \
-[--steps-scale F] [--scaling] [--counts] [--verdicts [--verdict-scene LABEL]...] \
-[--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
-joint_grid tumbler (default: all; with --scaling alone, none)\n  engines: impulse classic box2d \
-rapier (default: all; memory is measured for all)\n  --verdicts: the hard-scene verdicts in \
+[--steps-scale F] [--scaling] [--counts] [--profile] [--other-box2d PATH] \
+[--verdicts [--verdict-scene LABEL]...] [--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
+joint_grid tumbler compounds junkyard smash spinner washer rain (default: all; with --scaling alone, \
+none)\n  engines: impulse classic box2d (= the four below) box2d-sse2 box2d-avx2 box2d-sse2-2w \
+box2d-avx2-2w rapier (default: all; memory is measured for Impulse, this binary's Box2D and \
+Rapier)\n  --profile: per-stage times of Impulse and Box2D\n  --other-box2d: the binary built with \
+the other Box2D SIMD setting (default: target/bench-avx2/release/impulse-bench)\n  --verdicts: the hard-scene verdicts in \
 Impulse (soft step), Box2D v3 and Rapier; --verdict-scene keeps the rows whose label contains LABEL";
 
 fn parse_args() -> Result<Options, String> {
@@ -548,9 +690,12 @@ fn parse_args() -> Result<Options, String> {
             "--engine" => {
                 let name = value("--engine")?;
                 let e = Engine::from_name(&name).ok_or_else(|| {
-                    format!("unknown engine '{name}'; valid: impulse, classic, box2d, rapier")
+                    format!(
+                        "unknown engine '{name}'; valid: impulse, classic, box2d, box2d-sse2, \
+                         box2d-avx2, box2d-sse2-2w, box2d-avx2-2w, rapier"
+                    )
                 })?;
-                o.engines.push(e);
+                o.engines.extend(e);
             }
             "--repeats" => {
                 let v = value("--repeats")?;
@@ -571,6 +716,11 @@ fn parse_args() -> Result<Options, String> {
             "--verdicts" => o.verdicts = true,
             "--verdict-scene" => o.verdict_scenes.push(value("--verdict-scene")?),
             "--counts" => PRINT_COUNTS.store(true, std::sync::atomic::Ordering::Relaxed),
+            "--profile" => PROFILE.store(true, std::sync::atomic::Ordering::Relaxed),
+            "--other-box2d" => {
+                let path = value("--other-box2d")?;
+                let _ = child::PATH.set(path);
+            }
             "--markdown" => o.markdown = Some(value("--markdown")?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument '{other}'")),
@@ -579,6 +729,7 @@ fn parse_args() -> Result<Options, String> {
     if o.engines.is_empty() {
         o.engines = ENGINES.to_vec();
     }
+    o.engines.dedup();
     if o.scenes.is_empty() && !o.scaling && !o.verdicts {
         o.scenes = scenes::SCENE_NAMES.iter().map(|s| s.to_string()).collect();
     }
@@ -590,12 +741,20 @@ fn parse_args() -> Result<Options, String> {
 fn box2d_build_note() -> String {
     let flags = env!("BENCH_BOX2D_CFLAGS");
     if flags.split_whitespace().any(|f| f == "-DNDEBUG") {
-        format!("Box2D C built with -O2 + CFLAGS `{flags}` (asserts off).")
+        format!("C built with -O2 + CFLAGS `{flags}` (asserts off).")
     } else {
         "**Box2D C built WITHOUT -DNDEBUG: its asserts are on and it runs slower than a release \
          build; rebuild with `CFLAGS=\"-O3 -DNDEBUG\"`.**"
             .to_string()
     }
+}
+
+/// The 1, 5 and 15 minute load averages (`/proc/loadavg`), to say how busy the machine was.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 fn cpu_model() -> String {
@@ -617,11 +776,13 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "### Step time, ms per step (median), and end state (top y / bottom-row mean y / pairs)\n"
+        "### Step time, ms per step (median)\n\nImpulse runs on 1 thread. \"best Box2D\" is the \
+         faster of its SSE2 and AVX2 builds at 1 worker (the ratio that counts), \"best Box2D 2w\" \
+         the faster at 2 workers.\n"
     );
     let _ = writeln!(
         out,
-        "| scene | bodies | joints | steps | Impulse ms | Box2D ms | Rapier ms | Impulse/Box2D | Impulse/Rapier | Impulse classic ms | Impulse end | Box2D end | Rapier end | Box2D reference |"
+        "| scene | bodies | joints | steps | Impulse | Box2D SSE2 | Box2D AVX2 | Box2D SSE2 2w | Box2D AVX2 2w | Rapier | Impulse / best Box2D | Impulse / best Box2D 2w | Impulse / Rapier | Impulse classic |"
     );
     let _ = writeln!(
         out,
@@ -636,13 +797,35 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
             r.joints,
             r.steps,
             r.ms_text(Engine::Impulse),
-            r.ms_text(Engine::Box2d),
+            r.ms_text(BOX2D_SSE2),
+            r.ms_text(BOX2D_AVX2),
+            r.ms_text(BOX2D_SSE2_2W),
+            r.ms_text(BOX2D_AVX2_2W),
             r.ms_text(Engine::Rapier),
-            r.ratio_text(Engine::Impulse, Engine::Box2d),
+            r.ratio_to_fastest(&BOX2D_ONE),
+            r.ratio_to_fastest(&BOX2D_TWO),
             r.ratio_text(Engine::Impulse, Engine::Rapier),
             r.ms_text(Engine::ImpulseClassic),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n### End state: top / row mean / touching pairs (smash: x; the others: y)\n"
+    );
+    let _ = writeln!(
+        out,
+        "| scene | Impulse | Box2D SSE2 | Box2D AVX2 | Box2D AVX2 2w | Rapier | Box2D reference |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for r in results {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r.spec_name,
             r.end_text(Engine::Impulse),
-            r.end_text(Engine::Box2d),
+            r.end_text(BOX2D_SSE2),
+            r.end_text(BOX2D_AVX2),
+            r.end_text(BOX2D_AVX2_2W),
             r.end_text(Engine::Rapier),
             if r.reference.is_empty() {
                 "-"
@@ -651,12 +834,29 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
             },
         );
     }
+    if results.iter().any(|r| {
+        r.outcomes.iter().any(|(_, o)| {
+            matches!(
+                o,
+                Outcome::Ran {
+                    profile: Some(_),
+                    ..
+                }
+            )
+        })
+    }) {
+        out.push_str(&profile_report(results));
+    }
     if !memory.is_empty() {
         let _ = writeln!(
             out,
             "\n### Memory after building and 1 step: bytes per body / bytes per contact pair\n"
         );
-        let _ = writeln!(out, "| scene | Impulse | Box2D v3 | Rapier |");
+        let _ = writeln!(
+            out,
+            "| scene | Impulse | {} (1 worker) | Rapier |",
+            OWN_BOX2D.label()
+        );
         let _ = writeln!(out, "|---|---|---|---|");
         for (name, cells) in memory {
             let cell = |e: Engine| {
@@ -670,7 +870,7 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
                 "| {} | {} | {} | {} |",
                 name,
                 cell(Engine::Impulse),
-                cell(Engine::Box2d),
+                cell(OWN_BOX2D),
                 cell(Engine::Rapier)
             );
         }
@@ -678,7 +878,210 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
     out
 }
 
+/// `--profile`: each engine's stage times of its last run, ms per step. Box2D's stages nest:
+/// `step` = `pairs` (broad phase: new pairs) + `collide` (narrow phase) + `solve` (+ small
+/// items); `solve` holds prepare .. store, transforms, refit and bullets. Impulse's `step` =
+/// broad phase + narrow phase + solve + integrate.
+fn profile_report(results: &[SceneResult]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n### Where the time goes: ms per step by stage (last repeat, `--profile`)\n"
+    );
+    for r in results {
+        let _ = writeln!(out, "**{}**\n", r.spec_name);
+        for (engine, outcome) in &r.outcomes {
+            if let Outcome::Ran {
+                profile: Some(stages),
+                ..
+            } = outcome
+            {
+                let cells: Vec<String> = stages
+                    .iter()
+                    .map(|(name, ms)| format!("{name} {ms:.3}"))
+                    .collect();
+                let _ = writeln!(out, "- {}: {}", engine.label(), cells.join(", "));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// The other Box2D build, in a child process.
+
+mod child {
+    //! One crate cannot be linked twice with different features, so the Box2D build this binary
+    //! does not link (AVX2 for the default build) runs in a second `impulse-bench` binary built
+    //! with the other setting into its own target dir. The parent starts it once per run as
+    //! `--child-run SCENE STEPS WORKERS [--profile]`; the child builds the world, times the
+    //! steps itself (process start and world building are not timed) and prints one line per
+    //! item, `key<TAB>value`, on stdout.
+
+    use super::{scenes, BuildError, EndState, Engine, RunResult, StageTimes, THIS_AVX2};
+    use std::sync::OnceLock;
+
+    /// Set from `--other-box2d PATH` before any run.
+    pub static PATH: OnceLock<String> = OnceLock::new();
+
+    /// Where `cargo build --features box2d-avx2 --target-dir target/bench-avx2` puts the AVX2
+    /// binary (or, for an AVX2 parent, where the default build puts the SSE2 one).
+    pub fn default_path() -> String {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../target");
+        if THIS_AVX2 {
+            format!("{root}/release/impulse-bench")
+        } else {
+            format!("{root}/bench-avx2/release/impulse-bench")
+        }
+    }
+
+    fn path() -> String {
+        PATH.get().cloned().unwrap_or_else(default_path)
+    }
+
+    /// The child's own description: (SIMD, C flags), or why it cannot run (asked once).
+    pub fn info() -> Result<(String, String), String> {
+        static INFO: OnceLock<Result<(String, String), String>> = OnceLock::new();
+        INFO.get_or_init(ask_info).clone()
+    }
+
+    fn ask_info() -> Result<(String, String), String> {
+        let path = path();
+        let out = std::process::Command::new(&path)
+            .arg("--child-info")
+            .output()
+            .map_err(|e| format!("{path}: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix('\t').map(str::to_string))
+        };
+        match (field("simd"), field("cflags"), field("source")) {
+            (Some(simd), Some(_), _) if simd == super::box2d_port::SIMD => Err(format!(
+                "{path} is a {simd} build too; build the other with --features box2d-avx2"
+            )),
+            (Some(_), Some(_), source) if source.as_deref() != Some(env!("BENCH_SOURCE_HASH")) => {
+                Err(format!(
+                    "{path} was built from other bench sources; rebuild it (BENCHMARKS.md, \
+                     Command)"
+                ))
+            }
+            (Some(simd), Some(cflags), _) => Ok((simd, cflags)),
+            _ => Err(format!("{path} answered no --child-info")),
+        }
+    }
+
+    /// Print this binary's description (the child side of `info`).
+    pub fn print_info() {
+        println!("simd\t{}", super::box2d_port::SIMD);
+        println!("cflags\t{}", env!("BENCH_BOX2D_CFLAGS"));
+        println!("source\t{}", env!("BENCH_SOURCE_HASH"));
+    }
+
+    /// The parent side of one run.
+    pub fn run(scene: &str, steps: usize, workers: usize) -> Result<RunResult, BuildError> {
+        if info().is_err() {
+            return Err(BuildError::Unsupported(
+                "the other Box2D build is missing or stale: see the report header",
+            ));
+        }
+        let path = path();
+        let mut cmd = std::process::Command::new(&path);
+        cmd.args([
+            "--child-run",
+            scene,
+            &steps.to_string(),
+            &workers.to_string(),
+        ]);
+        if super::PROFILE.load(std::sync::atomic::Ordering::Relaxed) {
+            cmd.arg("--profile");
+        }
+        let out = cmd
+            .output()
+            .map_err(|_| BuildError::Unsupported("no second Box2D build: see BENCHMARKS.md"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
+            return Err(BuildError::Failed(format!(
+                "child {path}: {} {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let mut ms = None;
+        let mut end = EndState {
+            top_y: f32::NAN,
+            row_mean_y: f32::NAN,
+            pairs: 0,
+        };
+        let mut profile: Option<StageTimes> = None;
+        for line in text.lines() {
+            let mut parts = line.split('\t');
+            let (Some(key), Some(value)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            match key {
+                "ms" => ms = value.parse().ok(),
+                "top" => end.top_y = value.parse().unwrap_or(f32::NAN),
+                "row" => end.row_mean_y = value.parse().unwrap_or(f32::NAN),
+                "pairs" => end.pairs = value.parse().unwrap_or(0),
+                "stage" => {
+                    if let (Some(name), Some(Ok(v))) = (Some(value), parts.next().map(str::parse)) {
+                        profile
+                            .get_or_insert_with(Vec::new)
+                            .push((name.to_string(), v));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let ms = ms.ok_or_else(|| BuildError::Failed(format!("child {path}: no timing")))?;
+        Ok((ms, end, profile))
+    }
+
+    /// The child side: `--child-run SCENE STEPS WORKERS [--profile]`.
+    pub fn serve(args: &[String]) -> Result<(), String> {
+        let [scene, steps, workers, rest @ ..] = args else {
+            return Err("--child-run SCENE STEPS WORKERS [--profile]".into());
+        };
+        if rest.iter().any(|a| a == "--profile") {
+            super::PROFILE.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        let spec = scenes::by_name(scene).ok_or_else(|| format!("unknown scene {scene}"))?;
+        let steps: usize = steps.parse().map_err(|_| format!("bad steps {steps}"))?;
+        let workers: usize = workers
+            .parse()
+            .map_err(|_| format!("bad workers {workers}"))?;
+        let engine = Engine::Box2d {
+            avx2: THIS_AVX2,
+            workers,
+        };
+        let (ms, end, profile) =
+            super::run_once(engine, &spec, steps).map_err(|e| format!("{e:?}"))?;
+        println!("ms\t{ms}");
+        println!("top\t{}", end.top_y);
+        println!("row\t{}", end.row_mean_y);
+        println!("pairs\t{}", end.pairs);
+        for (name, v) in profile.unwrap_or_default() {
+            println!("stage\t{name}\t{v}");
+        }
+        Ok(())
+    }
+}
+
 fn main() {
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().map(String::as_str) == Some("--child-info") {
+        child::print_info();
+        return;
+    }
+    if raw.first().map(String::as_str) == Some("--child-run") {
+        if let Err(e) = child::serve(&raw[1..]) {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+        return;
+    }
     let options = match parse_args() {
         Ok(o) => o,
         Err(msg) => {
@@ -702,13 +1105,50 @@ fn main() {
     };
     let _ = writeln!(
         md,
-        "## impulse-bench\n\nCPU: {} ({} hardware threads available; every engine runs on 1). \
-         {timing}{}\n",
+        "## impulse-bench\n\nCPU: {} ({} hardware threads available; every engine runs on 1 \
+         thread except the Box2D 2w columns). Load average at start: {}. {timing}\n",
         cpu_model(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
+        load_average(),
+    );
+    let other = if options.scenes.is_empty() {
+        Err("not needed".to_string())
+    } else {
+        child::info()
+    };
+    let _ = writeln!(md, "Peers:\n");
+    let _ = writeln!(
+        md,
+        "- Box2D v3 (C, revision 56edae7 as vendored by boxdd-sys), through boxdd {}: {} \
+         build in this process: {}",
+        env!("BENCH_BOXDD_VERSION"),
+        box2d_port::SIMD.to_uppercase(),
         box2d_build_note()
     );
-
+    match &other {
+        Ok((simd, cflags)) => {
+            let _ = writeln!(
+                md,
+                "- Box2D v3 {} build in a child process (`{}`): C flags `{cflags}`{}",
+                simd.to_uppercase(),
+                child::default_path(),
+                if cflags.split_whitespace().any(|f| f == "-DNDEBUG") {
+                    ""
+                } else {
+                    " (**without -DNDEBUG: asserts on**)"
+                }
+            );
+        }
+        Err(why) => {
+            let _ = writeln!(md, "- Box2D v3 other SIMD build: not available ({why})");
+        }
+    }
+    let _ = writeln!(
+        md,
+        "- Box2D workers: 1, or 2 in the \"2w\" columns (Box2D's built-in scheduler, \
+         `worker_count`)\n- Rapier {}: pure Rust, single thread (no `parallel` feature)\n",
+        env!("BENCH_RAPIER_VERSION")
+    );
     let mut results = Vec::new();
     let mut memory = Vec::new();
     for name in &options.scenes {
@@ -726,8 +1166,13 @@ fn main() {
             options.steps_scale,
         ));
 
+        // Rain's bodies are all created mid-run: building it and stepping once measures only
+        // its ground, so it has no memory row.
+        if spec.driver == Some(scenes::Driver::Rain) {
+            continue;
+        }
         let mut cells = Vec::new();
-        for engine in [Engine::Impulse, Engine::Box2d, Engine::Rapier] {
+        for engine in [Engine::Impulse, OWN_BOX2D, Engine::Rapier] {
             match measure_memory(engine, &spec) {
                 Ok(m) => cells.push((
                     engine,

@@ -25,7 +25,9 @@
 
 use rapier2d::prelude::*;
 
-use crate::scenes::{FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec, WorldSpec};
+use crate::scenes::{
+    BodySpec, FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec, WorldSpec,
+};
 use crate::verdict_port::{self, LocalJoint, Pose};
 use crate::{BuildError, Sim};
 
@@ -45,6 +47,10 @@ pub struct RapierSim {
     handles: Vec<RigidBodyHandle>,
     /// The scene's joints with their anchors in the bodies' frames, for the verdicts' gaps.
     joints: Vec<(JointSpec, LocalJoint)>,
+    /// Joint softness, for joints created mid-run.
+    softness: SpringCoefficients<f32>,
+    /// Bodies created mid-run, by slot (rain's groups).
+    spawned: Vec<Vec<RigidBodyHandle>>,
 }
 
 /// Damping factor of the velocity motor (see the module docs).
@@ -81,6 +87,100 @@ fn groups(f: FilterSpec) -> InteractionGroups {
     )
 }
 
+/// Create body `b` with its colliders.
+fn add_body(
+    bodies: &mut RigidBodySet,
+    colliders: &mut ColliderSet,
+    b: &BodySpec,
+) -> Result<RigidBodyHandle, BuildError> {
+    let builder = if b.dynamic {
+        RigidBodyBuilder::dynamic().can_sleep(false)
+    } else if b.kinematic {
+        RigidBodyBuilder::kinematic_velocity_based().can_sleep(false)
+    } else {
+        RigidBodyBuilder::fixed()
+    };
+    let builder = builder
+        .translation(vector(b.position))
+        .rotation(b.angle)
+        .linvel(vector(b.linear_velocity))
+        .angvel(b.angular_velocity)
+        .linear_damping(b.linear_damping)
+        .angular_damping(b.angular_damping)
+        .gravity_scale(b.gravity_scale);
+    let handle = bodies.insert(builder);
+    for shape in &b.shapes {
+        let collider = match &shape.geometry {
+            &ShapeSpec::Box { half, center } => {
+                ColliderBuilder::cuboid(half[0], half[1]).translation(vector(center))
+            }
+            &ShapeSpec::Circle { center, radius } => {
+                ColliderBuilder::ball(radius).translation(vector(center))
+            }
+            ShapeSpec::Polygon { vertices, radius } => {
+                let points: Vec<Vector> = vertices.iter().map(|&p| vector(p)).collect();
+                let built = if *radius > 0.0 {
+                    ColliderBuilder::round_convex_hull(&points, *radius)
+                } else {
+                    ColliderBuilder::convex_hull(&points)
+                };
+                built.ok_or_else(|| {
+                    BuildError::Failed(format!("rapier: no convex hull of {vertices:?}"))
+                })?
+            }
+            &ShapeSpec::Capsule { a, b, radius } => {
+                ColliderBuilder::capsule_from_endpoints(vector(a), vector(b), radius)
+            }
+            &ShapeSpec::Segment { a, b } => ColliderBuilder::segment(vector(a), vector(b)),
+        }
+        .density(shape.density)
+        .friction(shape.friction)
+        .friction_combine_rule(CoefficientCombineRule::GeometricMean)
+        .restitution(shape.restitution)
+        .restitution_combine_rule(CoefficientCombineRule::Max)
+        .collision_groups(groups(shape.filter));
+        colliders.insert_with_parent(collider, handle, bodies);
+    }
+    Ok(handle)
+}
+
+/// Rapier's joint for `j` (anchors in the bodies' frames in `local`).
+fn make_joint(
+    j: &JointSpec,
+    local: &LocalJoint,
+    softness: SpringCoefficients<f32>,
+) -> GenericJoint {
+    match j.kind {
+        JointKindSpec::Revolute { motor, limit } => {
+            let mut joint = RevoluteJointBuilder::new()
+                .local_anchor1(vector(local.anchor_a))
+                .local_anchor2(vector(local.anchor_b))
+                .contacts_enabled(j.collide_connected)
+                .softness(softness);
+            if let Some(m) = motor {
+                joint = joint
+                    .motor_velocity(m.speed, MOTOR_FACTOR)
+                    .motor_max_force(m.max_torque);
+            }
+            if let Some((lower, upper)) = limit {
+                joint = joint.limits([lower, upper]);
+            }
+            joint.build().into()
+        }
+        JointKindSpec::Prismatic { limit, .. } => {
+            let mut joint = PrismaticJointBuilder::new(vector(local.axis_a))
+                .local_anchor1(vector(local.anchor_a))
+                .local_anchor2(vector(local.anchor_b))
+                .local_axis2(vector(local.axis_b))
+                .contacts_enabled(j.collide_connected)
+                .softness(softness);
+            if let Some((lower, upper)) = limit {
+                joint = joint.limits([lower, upper]);
+            }
+            joint.build().into()
+        }
+    }
+}
 pub fn build(spec: &SceneSpec) -> Result<RapierSim, BuildError> {
     let world = spec.world;
     let mut bodies = RigidBodySet::new();
@@ -88,88 +188,13 @@ pub fn build(spec: &SceneSpec) -> Result<RapierSim, BuildError> {
     let mut impulse_joints = ImpulseJointSet::new();
     let mut handles = Vec::with_capacity(spec.bodies.len());
     for b in &spec.bodies {
-        let builder = if b.dynamic {
-            RigidBodyBuilder::dynamic().can_sleep(false)
-        } else {
-            RigidBodyBuilder::fixed()
-        };
-        let builder = builder
-            .translation(vector(b.position))
-            .rotation(b.angle)
-            .linvel(vector(b.linear_velocity))
-            .angvel(b.angular_velocity)
-            .linear_damping(b.linear_damping)
-            .angular_damping(b.angular_damping)
-            .gravity_scale(b.gravity_scale);
-        let handle = bodies.insert(builder);
-        for shape in &b.shapes {
-            let collider = match &shape.geometry {
-                &ShapeSpec::Box { half, center } => {
-                    ColliderBuilder::cuboid(half[0], half[1]).translation(vector(center))
-                }
-                &ShapeSpec::Circle { center, radius } => {
-                    ColliderBuilder::ball(radius).translation(vector(center))
-                }
-                ShapeSpec::Polygon { vertices, radius } => {
-                    let points: Vec<Vector> = vertices.iter().map(|&p| vector(p)).collect();
-                    let built = if *radius > 0.0 {
-                        ColliderBuilder::round_convex_hull(&points, *radius)
-                    } else {
-                        ColliderBuilder::convex_hull(&points)
-                    };
-                    built.ok_or_else(|| {
-                        BuildError::Failed(format!("rapier: no convex hull of {vertices:?}"))
-                    })?
-                }
-                &ShapeSpec::Capsule { a, b, radius } => {
-                    ColliderBuilder::capsule_from_endpoints(vector(a), vector(b), radius)
-                }
-                &ShapeSpec::Segment { a, b } => ColliderBuilder::segment(vector(a), vector(b)),
-            }
-            .density(shape.density)
-            .friction(shape.friction)
-            .friction_combine_rule(CoefficientCombineRule::GeometricMean)
-            .restitution(shape.restitution)
-            .restitution_combine_rule(CoefficientCombineRule::Max)
-            .collision_groups(groups(shape.filter));
-            colliders.insert_with_parent(collider, handle, &mut bodies);
-        }
-        handles.push(handle);
+        handles.push(add_body(&mut bodies, &mut colliders, b)?);
     }
     let softness = SpringCoefficients::new(world.joint_hertz, world.joint_damping_ratio);
     let mut joints = Vec::with_capacity(spec.joints.len());
     for j in &spec.joints {
         let local = LocalJoint::new(j, &spec.bodies);
-        let joint: GenericJoint = match j.kind {
-            JointKindSpec::Revolute { motor, limit } => {
-                let mut joint = RevoluteJointBuilder::new()
-                    .local_anchor1(vector(local.anchor_a))
-                    .local_anchor2(vector(local.anchor_b))
-                    .contacts_enabled(j.collide_connected)
-                    .softness(softness);
-                if let Some(m) = motor {
-                    joint = joint
-                        .motor_velocity(m.speed, MOTOR_FACTOR)
-                        .motor_max_force(m.max_torque);
-                }
-                if let Some((lower, upper)) = limit {
-                    joint = joint.limits([lower, upper]);
-                }
-                joint.build().into()
-            }
-            JointKindSpec::Prismatic { limit, .. } => {
-                let mut joint = PrismaticJointBuilder::new(vector(local.axis_a))
-                    .local_anchor1(vector(local.anchor_a))
-                    .local_anchor2(vector(local.anchor_b))
-                    .local_axis2(vector(local.axis_b))
-                    .contacts_enabled(j.collide_connected)
-                    .softness(softness);
-                if let Some((lower, upper)) = limit {
-                    joint = joint.limits([lower, upper]);
-                }
-                joint.build().into()
-            }
-        };
+        let joint = make_joint(j, &local, softness);
         impulse_joints.insert(handles[j.body_a], handles[j.body_b], joint, true);
         joints.push((*j, local));
     }
@@ -188,6 +213,8 @@ pub fn build(spec: &SceneSpec) -> Result<RapierSim, BuildError> {
         gravity: vector(world.gravity),
         handles,
         joints,
+        softness,
+        spawned: Vec::new(),
     })
 }
 
@@ -214,6 +241,63 @@ impl Sim for RapierSim {
         self.bodies
             .get(self.handles[index])
             .map_or(f32::NAN, |b| b.translation().y)
+    }
+
+    fn body_x(&mut self, index: usize) -> f32 {
+        self.bodies
+            .get(self.handles[index])
+            .map_or(f32::NAN, |b| b.translation().x)
+    }
+
+    fn set_velocity(&mut self, index: usize, v: [f32; 2]) {
+        if let Some(b) = self.bodies.get_mut(self.handles[index]) {
+            b.set_linvel(vector(v), true);
+        }
+    }
+
+    fn spawn(&mut self, slot: usize, bodies: &[BodySpec], joints: &[JointSpec]) {
+        let handles: Vec<RigidBodyHandle> = bodies
+            .iter()
+            .map(|b| add_body(&mut self.bodies, &mut self.colliders, b).expect("rapier spawn"))
+            .collect();
+        for j in joints {
+            let local = LocalJoint::new(j, bodies);
+            let joint = make_joint(j, &local, self.softness);
+            self.impulse_joints
+                .insert(handles[j.body_a], handles[j.body_b], joint, true);
+        }
+        if self.spawned.len() <= slot {
+            self.spawned.resize(slot + 1, Vec::new());
+        }
+        self.spawned[slot] = handles;
+    }
+
+    fn despawn(&mut self, slot: usize) {
+        for h in self
+            .spawned
+            .get_mut(slot)
+            .map(std::mem::take)
+            .unwrap_or_default()
+        {
+            self.bodies.remove(
+                h,
+                &mut self.islands,
+                &mut self.colliders,
+                &mut self.impulse_joints,
+                &mut self.multibody_joints,
+                &mut self.soft_bodies,
+                true,
+            );
+        }
+    }
+
+    fn spawned_y(&mut self) -> Vec<f32> {
+        let bodies = &self.bodies;
+        self.spawned
+            .iter()
+            .flatten()
+            .filter_map(|&h| bodies.get(h).map(|b| b.translation().y))
+            .collect()
     }
 
     /// Pairs with at least one active contact point.

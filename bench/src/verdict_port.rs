@@ -197,6 +197,7 @@ pub fn scene_spec(world: &World) -> Result<SceneSpec, BuildError> {
         }
         bodies.push(BodySpec {
             dynamic,
+            kinematic: false,
             position: p2(body.position()),
             angle: body.angle(),
             linear_velocity: p2(body.linear_velocity()),
@@ -270,7 +271,9 @@ pub fn scene_spec(world: &World) -> Result<SceneSpec, BuildError> {
             top: 0,
             row: Vec::new(),
             box2d_reference: None,
+            x_axis: false,
         },
+        driver: None,
     })
 }
 
