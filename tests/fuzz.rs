@@ -1044,6 +1044,7 @@ fn random_scene(seed: u64) -> SceneFile {
         bodies,
         joints,
         generators,
+        verdict: None,
         state: None,
     }
 }
