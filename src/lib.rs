@@ -7,7 +7,6 @@
 //! - [`physics`]: the core. Depends on glam and std only.
 //! - [`scene`]: RON scene files to and from a `World` (no GUI).
 //! - [`commands`]: the headless commands of the `testbed` binary (list, check, run, bench).
-//! - `commands`: the headless commands of the `testbed` binary (list, check, run, bench).
 //! - `lab`: rewind and side-by-side comparison, headless (the window drives it).
 //! - `verdicts`: the hard-scene verdicts, soft step against the classic solver.
 //! - `app`: the interactive testbed, behind the `testbed` feature.
