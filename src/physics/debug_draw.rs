@@ -1,7 +1,10 @@
 //! How the core describes itself to a renderer. The core never draws: `World::debug_draw`
 //! calls these methods in world coordinates (metres, y up) and the app implements them.
 
+use super::body::{Body, BodyKind};
 use super::math::{Transform, Vec2};
+use super::shape::{Geometry, MAX_POLYGON_VERTICES};
+use super::world::World;
 
 /// An sRGB colour with alpha, components 0..1.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -100,4 +103,136 @@ pub trait DebugDraw {
     fn draw_point(&mut self, point: Vec2, size: f32, color: Color);
     /// Text anchored at a world point.
     fn draw_string(&mut self, point: Vec2, text: &str, color: Color);
+}
+
+impl World {
+    /// The colour a body is drawn in: by kind, grey when asleep.
+    pub fn body_color(body: &Body) -> Color {
+        match body.kind {
+            BodyKind::Static => Color::STATIC,
+            BodyKind::Kinematic => Color::KINEMATIC,
+            BodyKind::Dynamic if !body.awake => Color::SLEEPING,
+            BodyKind::Dynamic => Color::DYNAMIC,
+        }
+    }
+
+    /// Describe the world to `draw`: shapes, joints, contacts, boxes, centres, names.
+    pub fn debug_draw(&self, draw: &mut dyn DebugDraw, flags: &DrawFlags) {
+        if flags.shapes {
+            for (_, shape) in self.shapes.iter() {
+                let body = self.bodies.at(shape.body.index());
+                draw_geometry(
+                    draw,
+                    &shape.geometry,
+                    &body.transform(),
+                    Self::body_color(body),
+                );
+            }
+        }
+        if flags.joints || flags.joint_anchors {
+            for (_, joint) in self.joints.iter() {
+                let body_a = self.bodies.at(joint.body_a.index());
+                let body_b = self.bodies.at(joint.body_b.index());
+                joint.draw(body_a, body_b, draw, flags);
+            }
+        }
+        if flags.aabbs {
+            for (_, shape) in self.shapes.iter() {
+                let bb = self.broad_phase.fat_aabb(shape.proxy);
+                let corners = [
+                    bb.min,
+                    Vec2::new(bb.max.x, bb.min.y),
+                    bb.max,
+                    Vec2::new(bb.min.x, bb.max.y),
+                ];
+                draw.draw_polygon(&corners, Color::AABB);
+            }
+        }
+        if flags.centers_of_mass {
+            for (_, body) in self.bodies.iter() {
+                if body.kind != BodyKind::Static {
+                    draw.draw_transform(
+                        Transform {
+                            p: body.center,
+                            q: body.q,
+                        },
+                        0.3,
+                    );
+                }
+            }
+        }
+        if flags.body_names {
+            for (_, body) in self.bodies.iter() {
+                if let Some(name) = &body.name {
+                    draw.draw_string(body.origin, name, Color::TEXT);
+                }
+            }
+        }
+        let any_contact = flags.contact_points
+            || flags.contact_normals
+            || flags.normal_impulses
+            || flags.friction_impulses;
+        if any_contact {
+            // Impulses are drawn 0.1 m per N s, normals 0.3 m long (Box2D's testbed scales).
+            const IMPULSE_SCALE: f32 = 0.1;
+            const NORMAL_LENGTH: f32 = 0.3;
+            for c in &self.contacts.contacts {
+                let n = c.manifold.normal;
+                let t = Vec2::new(n.y, -n.x);
+                for p in c.manifold.points() {
+                    if flags.contact_points {
+                        let color = if p.persisted {
+                            Color::CONTACT_POINT
+                        } else {
+                            Color::CONTACT_NEW
+                        };
+                        draw.draw_point(p.point, 5.0, color);
+                    }
+                    if flags.contact_normals {
+                        draw.draw_segment(
+                            p.point,
+                            p.point + NORMAL_LENGTH * n,
+                            Color::CONTACT_NORMAL,
+                        );
+                    }
+                    if flags.normal_impulses {
+                        draw.draw_segment(
+                            p.point,
+                            p.point + IMPULSE_SCALE * p.normal_impulse * n,
+                            Color::NORMAL_IMPULSE,
+                        );
+                    }
+                    if flags.friction_impulses {
+                        draw.draw_segment(
+                            p.point,
+                            p.point + IMPULSE_SCALE * p.tangent_impulse * t,
+                            Color::FRICTION_IMPULSE,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Draw one shape's geometry at a body transform.
+pub fn draw_geometry(draw: &mut dyn DebugDraw, geometry: &Geometry, xf: &Transform, color: Color) {
+    match geometry {
+        Geometry::Circle(c) => {
+            draw.draw_solid_circle(xf.apply(c.center), c.radius, xf.q.x_axis(), color);
+        }
+        Geometry::Capsule(c) => {
+            draw.draw_solid_capsule(xf.apply(c.center_a), xf.apply(c.center_b), c.radius, color);
+        }
+        Geometry::Polygon(p) => {
+            let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+            for (out, &v) in vertices.iter_mut().zip(p.vertices()) {
+                *out = xf.apply(v);
+            }
+            draw.draw_solid_polygon(&vertices[..p.count], p.radius, color);
+        }
+        Geometry::Segment(s) => {
+            draw.draw_segment(xf.apply(s.point_a), xf.apply(s.point_b), color);
+        }
+    }
 }

@@ -52,6 +52,7 @@ pub use motor::{MotorJoint, MotorJointDef};
 pub use mouse::{MouseJoint, MouseJointDef};
 pub use prismatic::{PrismaticJoint, PrismaticJointDef};
 pub use pulley::{PulleyJoint, PulleyJointDef};
+use revolute::RevoluteRow;
 pub use revolute::{RevoluteJoint, RevoluteJointDef};
 pub use weld::{WeldJoint, WeldJointDef};
 pub use wheel::{WheelJoint, WheelJointDef};
@@ -283,6 +284,22 @@ impl Joint {
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
         each!(&mut self.kind, j => j.solve(bodies, ctx, use_bias))
+    }
+
+    /// The compact soft-step row of a prepared joint, when the joint is a free revolute pin
+    /// (see `RevoluteRow`); `slot` is the joint's slot in the world's arena.
+    pub(crate) fn revolute_row(&self, slot: usize) -> Option<RevoluteRow> {
+        match &self.kind {
+            JointKind::Revolute(r) => RevoluteRow::of(r, slot),
+            _ => None,
+        }
+    }
+
+    /// Take back the accumulated impulse of the joint's `revolute_row`.
+    pub(crate) fn store_row_impulse(&mut self, impulse: Vec2) {
+        if let JointKind::Revolute(r) = &mut self.kind {
+            r.linear_impulse = impulse;
+        }
     }
 
     pub(crate) fn draw(

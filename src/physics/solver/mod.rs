@@ -1,22 +1,40 @@
 //! The solvers: velocity-level constraint solving over contiguous solver arrays.
 //!
-//! - `body`: `SolverBody`, the velocities and inverse masses the iterations touch.
-//! - `contact`: contact constraints: prepare, warm start, solve (one point at a time or
-//!   the 2x2 block solver), restitution, store impulses.
-//! - `contact_simd`: the soft step's contact solve, four or eight constraints at a time.
-//! - `revolute_simd`: the soft step's free revolute pins, four or eight at a time.
+//! The step and its drivers:
+//! - `step`: `StepSolver`, the solver's scratch buffers and the stages in the order they
+//!   run (build solver bodies, integrate velocities, prepare, warm start, iterate,
+//!   integrate positions, correct joint positions, restitution, store, finalize).
+//! - `classic`: the classic solver's step (Box2D-Lite), as a numbered list of stages.
+//! - `soft_step`: the soft step's step (Box2D v3), as a numbered list of stages.
+//!
+//! The constraint families, each behind one stage interface (prepare, warm start, solve,
+//! restitution, store), owning its scalar and SIMD paths:
+//! - `contact`: `ContactSolver` and the scalar contact kernels: prepare, warm start, solve
+//!   (one point at a time or the 2x2 block solver), restitution, store impulses.
+//! - `contact_simd`: the soft step's contact batches, four or eight constraints at a time.
+//! - `joints`: `JointSolver`: every joint through `Joint`'s one `match`, and the soft step's
+//!   free revolute pins as compact rows.
+//! - `revolute_simd`: the free revolute pins' batches, four or eight at a time.
+//!
+//! Shared parts:
+//! - `SolverBody` and `StepContext` (this file): what the iterations touch, and the
+//!   per-(sub)step constants.
 //! - `graph`: constraint graph colouring (which constraints may share a SIMD batch).
 //! - `wide`: `F32x4`, the four-lane SIMD word, and the `Wide` trait the batched kernels use.
 //! - `wide8`: `F32x8`, the eight-lane AVX2 word (x86_64, chosen at run time).
 //! - `softness`: the soft-constraint coefficients shared by soft contacts and joints.
 //!
-//! The pipeline itself (the order of stages) is `World::step`, in `world.rs`.
+//! The world calls the drivers from `World::step` (`world.rs`).
 
+pub mod classic;
 pub mod contact;
 pub mod contact_simd;
 pub mod graph;
+pub mod joints;
 pub mod revolute_simd;
+pub mod soft_step;
 pub mod softness;
+pub mod step;
 pub mod wide;
 #[cfg(target_arch = "x86_64")]
 pub mod wide8;
