@@ -983,7 +983,7 @@ impl Testbed {
                         continue;
                     };
                     for p in [joint.anchor_a(a), joint.anchor_b(b)] {
-                        d.draw_circle(p, margin, PICK_COLOR);
+                        d.draw_circle(p, margin, PICK_COLOR.into());
                     }
                 }
             }
@@ -1146,7 +1146,7 @@ fn draw_moving_outlines(world: &World, d: &mut dyn DebugDraw, pixels_per_metre: 
             reach = reach.max(support(shape.geometry(), &xf, center, axis));
         }
         if reach * pixels_per_metre > ANGLE_LINE_MIN_PIXELS {
-            d.draw_segment(center, center + reach * axis, color);
+            d.draw_segment(center, center + reach * axis, color.into());
         }
     }
 }

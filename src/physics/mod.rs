@@ -19,7 +19,8 @@
 //! - [`solver`]: the step's stages and the solvers (classic sequential impulses with the
 //!   block solver; the soft step), each constraint family with its scalar and SIMD paths.
 //! - [`joint`]: one file per joint type, dispatched by one `match`.
-//! - [`world`]: `World` owns everything: create, destroy, accessors, queries, step.
+//! - [`world`]: `World` owns everything: create, destroy, accessors, step.
+//! - [`query`]: point, box and ray queries, shape distance.
 //! - [`snapshot`]: the state hash and the exact restore API (export, rewind).
 //! - [`debug_draw`]: the `DebugDraw` trait the app implements, and `World::debug_draw`.
 
@@ -32,6 +33,7 @@ pub mod handle;
 pub mod island;
 pub mod joint;
 pub mod math;
+pub mod query;
 pub mod settings;
 pub mod shape;
 pub mod snapshot;
@@ -40,15 +42,16 @@ pub mod world;
 
 pub use body::{Body, BodyDef, BodyKind};
 pub use collision::{Manifold, ManifoldPoint};
-pub use debug_draw::{Color, DebugDraw, DrawFlags};
+pub use debug_draw::{Color, DebugDraw, DrawFlags, DrawKind};
 pub use error::{PhysicsError, PhysicsResult};
 pub use handle::{Arena, Handle};
 pub use joint::{Joint, JointDef, JointDefKind, JointKind, JointState};
 pub use math::{Aabb, Rot, Transform, Vec2};
+pub use query::RayHit;
 pub use settings::{SolverKind, SolverSettings};
 pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, Shape, ShapeDef};
 pub use snapshot::BodyState;
-pub use world::{RayHit, StepStats, World};
+pub use world::{StepStats, World};
 
 /// Handle of a body in a `World`.
 pub type BodyHandle = Handle<Body>;

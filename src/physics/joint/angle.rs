@@ -16,7 +16,7 @@
 use super::rows::{Bound, Limit, LimitFields};
 use super::{check_order, inv_or_zero, rigid_softness, BodyPair};
 use crate::physics::body::{Body, BodyKind};
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, PhysicsResult};
 use crate::physics::math::{Rot, Vec2};
 use crate::physics::solver::{SolverBody, StepContext};
@@ -241,14 +241,14 @@ impl AngleJoint {
             for body in [body_a, body_b] {
                 if body.kind != BodyKind::Static {
                     let dir = Rot::from_angle(body.angle).x_axis();
-                    draw.draw_segment(body.center, body.center + LENGTH * dir, Color::JOINT);
+                    draw.draw_segment(body.center, body.center + LENGTH * dir, DrawKind::Joint);
                 }
             }
-            draw.draw_segment(body_a.center, body_b.center, Color::JOINT);
+            draw.draw_segment(body_a.center, body_b.center, DrawKind::Joint);
         }
         if flags.joint_anchors {
-            draw.draw_point(body_a.center, super::ANCHOR_SIZE, Color::JOINT_ANCHOR);
-            draw.draw_point(body_b.center, super::ANCHOR_SIZE, Color::JOINT_ANCHOR);
+            draw.draw_point(body_a.center, super::ANCHOR_SIZE, DrawKind::JointAnchor);
+            draw.draw_point(body_b.center, super::ANCHOR_SIZE, DrawKind::JointAnchor);
         }
     }
 }

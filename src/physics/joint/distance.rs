@@ -19,7 +19,7 @@ use super::{
     BodyPair,
 };
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::PhysicsResult;
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative, PhysicsError};
 use crate::physics::math::{cross, Vec2};
@@ -356,7 +356,7 @@ impl DistanceJoint {
             for l in [self.limit.lower, self.limit.upper] {
                 if l > 0.0 && l < 1.0e4 {
                     let p = p_a + l * u;
-                    draw.draw_segment(p - 0.15 * perp, p + 0.15 * perp, Color::JOINT_LIMIT);
+                    draw.draw_segment(p - 0.15 * perp, p + 0.15 * perp, DrawKind::JointLimit);
                 }
             }
         }

@@ -58,7 +58,7 @@ pub use weld::{WeldJoint, WeldJointDef};
 pub use wheel::{WheelJoint, WheelJointDef};
 
 use super::body::Body;
-use super::debug_draw::{Color, DebugDraw, DrawFlags};
+use super::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use super::error::{check_finite, PhysicsError, PhysicsResult};
 use super::math::{cross, cross_sv, Vec2};
 use super::settings::SolverKind;
@@ -1085,18 +1085,18 @@ pub(crate) fn draw_anchors(
 ) {
     if flags.joints {
         if body_a.kind != super::body::BodyKind::Static {
-            draw.draw_segment(body_a.center, p_a, Color::JOINT);
+            draw.draw_segment(body_a.center, p_a, DrawKind::Joint);
         }
         if body_b.kind != super::body::BodyKind::Static {
-            draw.draw_segment(body_b.center, p_b, Color::JOINT);
+            draw.draw_segment(body_b.center, p_b, DrawKind::Joint);
         }
         if (p_b - p_a).length_squared() > 1e-8 {
-            draw.draw_segment(p_a, p_b, Color::JOINT);
+            draw.draw_segment(p_a, p_b, DrawKind::Joint);
         }
     }
     if flags.joint_anchors {
-        draw.draw_point(p_a, ANCHOR_SIZE, Color::JOINT_ANCHOR);
-        draw.draw_point(p_b, ANCHOR_SIZE, Color::JOINT_ANCHOR);
+        draw.draw_point(p_a, ANCHOR_SIZE, DrawKind::JointAnchor);
+        draw.draw_point(p_b, ANCHOR_SIZE, DrawKind::JointAnchor);
     }
 }
 

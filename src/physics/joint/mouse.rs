@@ -14,7 +14,7 @@
 
 use super::{arm, clamp_increment_vec, solve22, spring_softness, BodyPair, ANCHOR_SIZE};
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::PhysicsResult;
 use crate::physics::error::{check_finite_vec, check_non_negative, check_positive};
 use crate::physics::math::{cross, cross_sv, Vec2};
@@ -226,11 +226,11 @@ impl MouseJoint {
     ) {
         let p_b = self.anchor_b(body_b);
         if flags.joints {
-            draw.draw_segment(self.target, p_b, Color::JOINT);
+            draw.draw_segment(self.target, p_b, DrawKind::Joint);
         }
         if flags.joint_anchors {
-            draw.draw_point(self.target, ANCHOR_SIZE, Color::JOINT_LIMIT);
-            draw.draw_point(p_b, ANCHOR_SIZE, Color::JOINT_ANCHOR);
+            draw.draw_point(self.target, ANCHOR_SIZE, DrawKind::JointLimit);
+            draw.draw_point(p_b, ANCHOR_SIZE, DrawKind::JointAnchor);
         }
     }
 }

@@ -24,7 +24,7 @@ use super::{
     Slide,
 };
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative, PhysicsResult};
 use crate::physics::math::Vec2;
 use crate::physics::solver::{SolverBody, StepContext};
@@ -336,11 +336,19 @@ impl PrismaticJoint {
             if self.limit.enabled {
                 let lower = p_a + self.limit.lower * axis;
                 let upper = p_a + self.limit.upper * axis;
-                draw.draw_segment(lower, upper, Color::JOINT);
-                draw.draw_segment(lower - 0.25 * perp, lower + 0.25 * perp, Color::JOINT_LIMIT);
-                draw.draw_segment(upper - 0.25 * perp, upper + 0.25 * perp, Color::JOINT_LIMIT);
+                draw.draw_segment(lower, upper, DrawKind::Joint);
+                draw.draw_segment(
+                    lower - 0.25 * perp,
+                    lower + 0.25 * perp,
+                    DrawKind::JointLimit,
+                );
+                draw.draw_segment(
+                    upper - 0.25 * perp,
+                    upper + 0.25 * perp,
+                    DrawKind::JointLimit,
+                );
             } else {
-                draw.draw_segment(p_a - axis, p_a + axis, Color::JOINT);
+                draw.draw_segment(p_a - axis, p_a + axis, DrawKind::Joint);
             }
         }
     }

@@ -19,7 +19,7 @@
 
 use super::{arm, inv_or_zero, rigid_softness, BodyPair, ANCHOR_SIZE};
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use crate::physics::math::{cross, cross_sv, Vec2};
 use crate::physics::solver::{SolverBody, StepContext};
@@ -271,16 +271,16 @@ impl PulleyJoint {
         let p_b = self.anchor_b(body_b);
         let (g_a, g_b) = (self.ground_anchor_a, self.ground_anchor_b);
         if flags.joints {
-            draw.draw_segment(g_a, p_a, Color::JOINT);
-            draw.draw_segment(g_b, p_b, Color::JOINT);
-            draw.draw_segment(g_a, g_b, Color::JOINT);
+            draw.draw_segment(g_a, p_a, DrawKind::Joint);
+            draw.draw_segment(g_b, p_b, DrawKind::Joint);
+            draw.draw_segment(g_a, g_b, DrawKind::Joint);
         }
         if flags.joint_anchors {
             for p in [p_a, p_b] {
-                draw.draw_point(p, ANCHOR_SIZE, Color::JOINT_ANCHOR);
+                draw.draw_point(p, ANCHOR_SIZE, DrawKind::JointAnchor);
             }
             for g in [g_a, g_b] {
-                draw.draw_point(g, ANCHOR_SIZE, Color::JOINT_LIMIT);
+                draw.draw_point(g, ANCHOR_SIZE, DrawKind::JointLimit);
             }
         }
     }

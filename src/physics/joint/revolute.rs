@@ -28,7 +28,7 @@ use super::{
     solve22, BodyPair,
 };
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative};
 use crate::physics::error::{PhysicsError, PhysicsResult};
 use crate::physics::math::{Rot, Vec2};
@@ -361,10 +361,10 @@ impl RevoluteJoint {
             let base = body_a.angle + self.reference_angle;
             for limit in [self.limit.lower, self.limit.upper] {
                 let dir = Rot::from_angle(base + limit).x_axis();
-                draw.draw_segment(p_b, p_b + LENGTH * dir, Color::JOINT_LIMIT);
+                draw.draw_segment(p_b, p_b + LENGTH * dir, DrawKind::JointLimit);
             }
             let dir = Rot::from_angle(body_b.angle).x_axis();
-            draw.draw_segment(p_b, p_b + LENGTH * dir, Color::JOINT);
+            draw.draw_segment(p_b, p_b + LENGTH * dir, DrawKind::Joint);
         }
     }
 }

@@ -23,7 +23,7 @@ use super::{
     BodyPair, Slide,
 };
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative, PhysicsResult};
 use crate::physics::math::Vec2;
 use crate::physics::solver::{SolverBody, StepContext};
@@ -346,11 +346,11 @@ impl WheelJoint {
         if flags.joints {
             let axis = self.axis(body_a);
             let perp = Vec2::new(-axis.y, axis.x);
-            draw.draw_segment(p_a - axis, p_a + axis, Color::JOINT);
+            draw.draw_segment(p_a - axis, p_a + axis, DrawKind::Joint);
             if self.limit.enabled {
                 for t in [self.limit.lower, self.limit.upper] {
                     let p = p_a + t * axis;
-                    draw.draw_segment(p - 0.25 * perp, p + 0.25 * perp, Color::JOINT_LIMIT);
+                    draw.draw_segment(p - 0.25 * perp, p + 0.25 * perp, DrawKind::JointLimit);
                 }
             }
         }
