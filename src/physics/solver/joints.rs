@@ -2,13 +2,13 @@
 //! without bias), position correction and storing the saved state.
 //!
 //! In the soft step the free revolute pins leave their `Joint` for compact rows
-//! (`RevoluteRow`): the rows the colouring places are solved four or eight at a time
-//! (`WideRevolutes`), the rest one by one first. Every other joint, and every joint of the
+//! (`RevoluteRow`, packed into `Pins`): the rows the colouring places are solved four or
+//! eight at a time, the rest one by one first, all by the one point kernel of
+//! `revolute_pin.rs`. Every other joint, and every joint of the
 //! classic solver, is solved through `Joint`, whose one `match` dispatches to the joint's
 //! file. The world calls each stage once and never sees the split.
 
-use super::graph::ConstraintGraph;
-use super::revolute_simd::WideRevolutes;
+use super::revolute_pin::Pins;
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::handle::Arena;
@@ -24,14 +24,12 @@ use crate::physics::settings::{
 pub(crate) struct JointSolver {
     /// Slots of the joints with an awake body.
     active: Vec<usize>,
-    /// Soft step: the free revolute pins the colouring could not place, solved first.
+    /// Soft step: the free revolute pins' rows, as prepared.
     revolute_rows: Vec<RevoluteRow>,
-    /// Soft step: the coloured free pins, solved several at a time.
-    pub(crate) wide_revolutes: WideRevolutes,
+    /// Soft step: the free pins, coloured into batches (and the overflow).
+    pub(crate) pins: Pins,
     /// Slots of the joints solved through `Joint` (classic: every active joint).
     scalar: Vec<usize>,
-    graph: ConstraintGraph,
-    row_scratch: Vec<RevoluteRow>,
     velocity_scratch: Vec<(Vec2, f32)>,
     joint_scratch: Vec<JointKind>,
 }
@@ -67,7 +65,6 @@ impl JointSolver {
             self.active.push(i);
         }
         self.revolute_rows.clear();
-        self.wide_revolutes.clear();
         self.scalar.clear();
         let soft = ctx.settings.solver == SolverKind::SoftStep;
         for &i in &self.active {
@@ -81,32 +78,7 @@ impl JointSolver {
                 None => self.scalar.push(i),
             }
         }
-        self.order_revolute_rows(solver_bodies);
-    }
-
-    /// Colour the revolute rows: the coloured ones go to SIMD batches (`wide_revolutes`),
-    /// colour 0, 1, ...; `revolute_rows` keeps the overflow, solved first. Rows of one colour
-    /// share no moving body, so they are solved side by side (a joint grid in creation
-    /// order is one long dependency chain).
-    fn order_revolute_rows(&mut self, bodies: &[SolverBody]) {
-        if self.revolute_rows.len() < 2 {
-            return;
-        }
-        self.graph.color(
-            bodies.len(),
-            self.revolute_rows
-                .iter()
-                .map(|r| (r.index_a as usize, r.index_b as usize)),
-            |i| bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0,
-        );
-        let graph = &self.graph;
-        self.wide_revolutes
-            .build(graph, &self.revolute_rows, bodies);
-        self.row_scratch.clear();
-        for &k in &graph.overflow {
-            self.row_scratch.push(self.revolute_rows[k as usize]);
-        }
-        std::mem::swap(&mut self.revolute_rows, &mut self.row_scratch);
+        self.pins.build(&self.revolute_rows, solver_bodies);
     }
 
     /// Warm start: the rows when warm starting is on; each other joint decides itself.
@@ -117,10 +89,7 @@ impl JointSolver {
         ctx: &StepContext,
     ) {
         if ctx.warm_starting() {
-            for row in &self.revolute_rows {
-                row.warm_start(bodies);
-            }
-            self.wide_revolutes.warm_start(bodies);
+            self.pins.warm_start(bodies);
         }
         for &j in &self.scalar {
             joints.at_mut(j).warm_start(bodies, ctx);
@@ -141,10 +110,7 @@ impl JointSolver {
         } else {
             Softness::RIGID
         };
-        for row in &mut self.revolute_rows {
-            row.solve(bodies, row_softness);
-        }
-        self.wide_revolutes.solve(bodies, row_softness);
+        self.pins.solve(bodies, row_softness);
         for &j in &self.scalar {
             joints.at_mut(j).solve(bodies, ctx, use_bias);
         }
@@ -223,12 +189,7 @@ impl JointSolver {
     /// Joints keep their accumulated impulses in themselves, except the soft step's compact
     /// revolute rows, which hand theirs back here.
     pub(crate) fn store_state(&self, joints: &mut Arena<Joint>) {
-        for row in &self.revolute_rows {
-            joints
-                .at_mut(row.joint as usize)
-                .store_row_impulse(row.linear_impulse);
-        }
-        self.wide_revolutes.for_each_impulse(|slot, impulse| {
+        self.pins.for_each_impulse(|slot, impulse| {
             joints.at_mut(slot).store_row_impulse(impulse);
         });
     }

@@ -14,7 +14,9 @@
 //! - `contact_simd`: the soft step's contact batches, four or eight constraints at a time.
 //! - `joints`: `JointSolver`: every joint through `Joint`'s one `match`, and the soft step's
 //!   free revolute pins as compact rows.
-//! - `revolute_simd`: the free revolute pins' batches, four or eight at a time.
+//! - `revolute_pin`: the revolute point constraint, one kernel generic over the lane count
+//!   (`f32`, four, eight): a revolute joint's point rows, and the soft step's free pins in
+//!   batches with the one-lane overflow.
 //!
 //! Shared parts:
 //! - `SolverBody` and `StepContext` (this file): what the iterations touch, and the
@@ -31,7 +33,7 @@ pub mod contact;
 pub mod contact_simd;
 pub mod graph;
 pub mod joints;
-pub mod revolute_simd;
+pub mod revolute_pin;
 pub mod soft_step;
 pub mod softness;
 pub mod step;
@@ -127,5 +129,60 @@ impl StepContext {
         } else {
             0.0
         }
+    }
+}
+
+/// Random solver states for the tests that compare a family's scalar and wide paths.
+#[cfg(test)]
+pub(crate) mod test_rng {
+    use super::SolverBody;
+    use crate::physics::math::{Rot, Vec2};
+
+    /// xorshift32: deterministic, seedable, enough for test data.
+    pub struct Rng(pub u32);
+
+    impl Rng {
+        pub fn next_u32(&mut self) -> u32 {
+            let mut x = self.0;
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            self.0 = x;
+            x
+        }
+
+        /// Uniform in `lo..hi`.
+        pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32
+        }
+
+        pub fn vec(&mut self, r: f32) -> Vec2 {
+            Vec2::new(self.range(-r, r), self.range(-r, r))
+        }
+
+        /// An index in `0..n`.
+        pub fn below(&mut self, n: usize) -> usize {
+            self.next_u32() as usize % n
+        }
+    }
+
+    /// `n` solver bodies after the shared static body 0: moving bodies with random
+    /// velocities, motion and masses; one in eight fixed (kinematic: zero inverse masses).
+    pub fn bodies(rng: &mut Rng, n: usize) -> Vec<SolverBody> {
+        let mut bodies = vec![SolverBody::STATIC];
+        for _ in 0..n {
+            let fixed = rng.below(8) == 0;
+            let angle = rng.range(-0.2, 0.2);
+            bodies.push(SolverBody {
+                v: rng.vec(3.0),
+                w: rng.range(-2.0, 2.0),
+                d_angle: angle,
+                dp: rng.vec(0.05),
+                dq: Rot::from_angle(angle),
+                inv_mass: if fixed { 0.0 } else { rng.range(0.2, 2.0) },
+                inv_inertia: if fixed { 0.0 } else { rng.range(0.5, 6.0) },
+            });
+        }
+        bodies
     }
 }

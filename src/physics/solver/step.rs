@@ -326,7 +326,7 @@ mod tests {
             sleep: false,
             ..SolverSettings::default()
         });
-        world.solver.joints.wide_revolutes.force_four_lanes = four_lanes;
+        world.solver.joints.pins.force_four_lanes = four_lanes;
         let n = 12;
         let mut grid = Vec::new();
         for i in 0..n {
@@ -376,7 +376,7 @@ mod tests {
             eight.step(1.0 / 60.0);
             four.step(1.0 / 60.0);
         }
-        assert!(eight.solver.joints.wide_revolutes.for_each_count() > 200);
+        assert!(eight.solver.joints.pins.batched_count() > 200);
         assert_eq!(eight.state_hash(), four.state_hash());
     }
 }
