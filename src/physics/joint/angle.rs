@@ -14,6 +14,7 @@
 //! `-ratio i_a lambda`.
 
 use super::rows::{Bound, Limit, LimitFields};
+use super::Anchors;
 use super::{check_order, inv_or_zero, rigid_softness, BodyPair};
 use crate::physics::body::{Body, BodyKind};
 use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
@@ -161,11 +162,12 @@ impl AngleJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
+        anchors: &Anchors,
         _body_a: &Body,
         _body_b: &Body,
         ctx: &StepContext,
     ) {
+        let pair = anchors.pair;
         self.pair = pair;
         self.mass = inv_or_zero(self.ratio * self.ratio * pair.i_a + pair.i_b);
         if !ctx.warm_starting() {

@@ -273,9 +273,34 @@ impl Joint {
         each!(&self.kind, j => j.anchor_b(body_b))
     }
 
+    /// The anchors in the bodies' frames whose arms `prepare` computes for the joint
+    /// (`Vec2::ZERO` where a joint has none: the angle joint's, the mouse's A).
+    fn local_anchors(&self) -> (Vec2, Vec2) {
+        match &self.kind {
+            JointKind::Revolute(j) => (j.local_anchor_a, j.local_anchor_b),
+            JointKind::Prismatic(j) => (j.local_anchor_a, j.local_anchor_b),
+            JointKind::Wheel(j) => (j.local_anchor_a, j.local_anchor_b),
+            JointKind::Weld(j) => (j.local_anchor_a, j.local_anchor_b),
+            JointKind::Angle(_) => (Vec2::ZERO, Vec2::ZERO),
+            JointKind::Pulley(j) => (j.local_anchor_a, j.local_anchor_b),
+            JointKind::Distance(j) => (j.local_anchor_a, j.local_anchor_b),
+            JointKind::Motor(j) => (j.linear_offset, Vec2::ZERO),
+            JointKind::Friction(j) => (j.local_anchor_a, j.local_anchor_b),
+            JointKind::Mouse(j) => (Vec2::ZERO, j.local_anchor_b),
+        }
+    }
+
+    /// Prepare: the shared part (`Anchors`: the bodies' pair and the anchors' arms) once,
+    /// then the joint's own.
     pub(crate) fn prepare(&mut self, body_a: &Body, body_b: &Body, ctx: &StepContext) {
         let pair = BodyPair::new(self.index_a, self.index_b, body_a, body_b);
-        each!(&mut self.kind, j => j.prepare(pair, body_a, body_b, ctx))
+        let (local_a, local_b) = self.local_anchors();
+        let anchors = Anchors {
+            pair,
+            frame_a: arm(body_a, local_a),
+            frame_b: arm(body_b, local_b),
+        };
+        each!(&mut self.kind, j => j.prepare(&anchors, body_a, body_b, ctx))
     }
 
     pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
@@ -659,6 +684,16 @@ joint_states! {
 
 // --------------------------------------------------------------------------------------
 // Helpers shared by the joint files.
+
+/// What every joint's `prepare` starts from, computed once before dispatch: the bodies as
+/// the step sees them and the arms from their centres of mass to the joint's anchors
+/// (world axes; see `Joint::local_anchors`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Anchors {
+    pub pair: BodyPair,
+    pub frame_a: Vec2,
+    pub frame_b: Vec2,
+}
 
 /// The two bodies of a joint as one (sub-)step sees them: solver indices, inverse masses
 /// (zero for index 0, the shared static body) and the state at the start of the step.

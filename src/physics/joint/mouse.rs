@@ -12,7 +12,8 @@
 //! with the soft coefficients of a spring of `hertz` and `damping_ratio` (always on, also in
 //! the soft step's relax pass). Sign convention: the impulse acts on B.
 
-use super::{arm, clamp_increment_vec, solve22, spring_softness, BodyPair, ANCHOR_SIZE};
+use super::Anchors;
+use super::{clamp_increment_vec, solve22, spring_softness, BodyPair, ANCHOR_SIZE};
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::PhysicsResult;
@@ -150,13 +151,13 @@ impl MouseJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
+        anchors: &Anchors,
         _body_a: &Body,
-        body_b: &Body,
+        _body_b: &Body,
         ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_b = arm(body_b, self.local_anchor_b);
+        self.pair = anchors.pair;
+        self.frame_b = anchors.frame_b;
         if !ctx.warm_starting() {
             self.impulse = Vec2::ZERO;
         }

@@ -17,7 +17,8 @@
 //!
 //! An equality: the rope can push as well as pull (Box2D v2's pulley does the same).
 
-use super::{arm, inv_or_zero, rigid_softness, BodyPair, ANCHOR_SIZE};
+use super::Anchors;
+use super::{inv_or_zero, rigid_softness, ANCHOR_SIZE};
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
@@ -88,9 +89,8 @@ pub struct PulleyJoint {
     pub(crate) impulse: f32,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
     /// Rope direction at B at step start (for the reaction force).
     pub(crate) u_b: Vec2,
 }
@@ -119,9 +119,7 @@ impl PulleyJoint {
             ratio: def.ratio,
             constant: length_a + def.ratio * length_b,
             impulse: 0.0,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
             u_b: Vec2::ZERO,
         })
     }
@@ -175,10 +173,10 @@ impl PulleyJoint {
     }
 
     fn rope(&self, a: &SolverBody, b: &SolverBody) -> Rope {
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        let d_a = self.pair.center_a + a.dp + r_a - self.ground_anchor_a;
-        let d_b = self.pair.center_b + b.dp + r_b - self.ground_anchor_b;
+        let r_a = a.dq.rotate(self.anchors.frame_a);
+        let r_b = b.dq.rotate(self.anchors.frame_b);
+        let d_a = self.anchors.pair.center_a + a.dp + r_a - self.ground_anchor_a;
+        let d_b = self.anchors.pair.center_b + b.dp + r_b - self.ground_anchor_b;
         let (la, lb) = (d_a.length(), d_b.length());
         let dir = |d: Vec2, l: f32| if l > MIN_LENGTH { d / l } else { Vec2::ZERO };
         Rope {
@@ -205,15 +203,14 @@ impl PulleyJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
-        body_a: &Body,
+        anchors: &Anchors,
+        _body_a: &Body,
         body_b: &Body,
         ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
-        let d_b = body_b.center + self.frame_b - self.ground_anchor_b;
+        self.anchors = *anchors;
+        let _pair = anchors.pair;
+        let d_b = body_b.center + self.anchors.frame_b - self.ground_anchor_b;
         self.u_b = d_b.normalize_or_zero();
         if !ctx.warm_starting() {
             self.impulse = 0.0;
@@ -228,17 +225,17 @@ impl PulleyJoint {
             self.impulse = 0.0;
             return;
         }
-        let (mut a, mut b) = self.pair.load(bodies);
+        let (mut a, mut b) = self.anchors.pair.load(bodies);
         let rope = self.rope(&a, &b);
         self.apply(&mut a, &mut b, &rope, self.impulse);
-        self.pair.store(bodies, &a, &b);
+        self.anchors.pair.store(bodies, &a, &b);
     }
 
     // ----------------------------------------------------------------------------------
     // Solve.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let rope = self.rope(&a, &b);
         let ru_a = cross(rope.r_a, rope.u_a);

@@ -23,7 +23,8 @@
 //! Sign convention: impulses act negatively on A and positively on B.
 
 use super::rows::{Bound, Limit, LimitFields, Motor};
-use super::{apply_angular, arm, check_order, draw_anchors, rigid_softness, BodyPair};
+use super::Anchors;
+use super::{apply_angular, check_order, draw_anchors, rigid_softness};
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative};
@@ -129,9 +130,8 @@ pub struct RevoluteJoint {
     pub(crate) linear_impulse: Vec2,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
     pub(crate) axial_mass: f32,
 }
 
@@ -147,9 +147,7 @@ impl RevoluteJoint {
             limit: Limit::new(def.enable_limit, def.lower_angle, def.upper_angle),
             motor: Motor::new(def.enable_motor, def.motor_speed, def.max_motor_torque),
             linear_impulse: Vec2::ZERO,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
             axial_mass: 0.0,
         })
     }
@@ -255,14 +253,13 @@ impl RevoluteJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
-        body_a: &Body,
-        body_b: &Body,
+        anchors: &Anchors,
+        _body_a: &Body,
+        _body_b: &Body,
         ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
+        self.anchors = *anchors;
+        let pair = anchors.pair;
         self.axial_mass = pair.axial_mass();
         if !ctx.warm_starting() {
             self.zero_impulses();
@@ -281,15 +278,20 @@ impl RevoluteJoint {
         }
         let linear = self.linear_impulse;
         let axial = self.limit.net_impulse(self.motor.impulse);
-        self.pair
-            .warm_start_point(bodies, self.frame_a, self.frame_b, linear, axial);
+        self.anchors.pair.warm_start_point(
+            bodies,
+            self.anchors.frame_a,
+            self.anchors.frame_b,
+            linear,
+            axial,
+        );
     }
 
     // ----------------------------------------------------------------------------------
     // Solve: motor, limits, then the point.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let mass = self.axial_mass;
 
@@ -337,8 +339,8 @@ impl RevoluteJoint {
                 inv_inertia_a: pair.i_a,
                 inv_mass_b: pair.m_b,
                 inv_inertia_b: pair.i_b,
-                frame_a: lane(self.frame_a),
-                frame_b: lane(self.frame_b),
+                frame_a: lane(self.anchors.frame_a),
+                frame_b: lane(self.anchors.frame_b),
                 delta_center: lane(pair.center_b - pair.center_a),
             };
             let (mut a1, mut b1) = (BodyW::of(&a), BodyW::of(&b));
@@ -408,13 +410,13 @@ impl RevoluteRow {
         if joint.limit.enabled || joint.motor.enabled {
             return None;
         }
-        let pair = joint.pair;
+        let pair = joint.anchors.pair;
         Some(RevoluteRow {
             joint: slot as u32,
             index_a: pair.index_a as u32,
             index_b: pair.index_b as u32,
-            frame_a: joint.frame_a,
-            frame_b: joint.frame_b,
+            frame_a: joint.anchors.frame_a,
+            frame_b: joint.anchors.frame_b,
             delta_center: pair.center_b - pair.center_a,
             linear_impulse: joint.linear_impulse,
         })

@@ -18,9 +18,9 @@
 //! Sign convention: impulses act negatively on A and positively on B.
 
 use super::rows::{Limit, LimitFields, Motor};
+use super::Anchors;
 use super::{
-    apply_angular, arm, check_order, draw_anchors, rigid_softness, spring_softness, unit_axis,
-    BodyPair, Slide,
+    apply_angular, check_order, draw_anchors, rigid_softness, spring_softness, unit_axis, Slide,
 };
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
@@ -121,9 +121,8 @@ pub struct WheelJoint {
     pub(crate) spring_impulse: f32,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
     pub(crate) axis_a: Vec2,
     pub(crate) motor_mass: f32,
 }
@@ -147,9 +146,7 @@ impl WheelJoint {
             ),
             perp_impulse: 0.0,
             spring_impulse: 0.0,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
             axis_a: Vec2::Y,
             motor_mass: 0.0,
         })
@@ -235,7 +232,14 @@ impl WheelJoint {
 
     /// Arms, separation and axis at the current sub-step.
     fn slide(&self, a: &SolverBody, b: &SolverBody) -> Slide {
-        Slide::new(&self.pair, self.frame_a, self.frame_b, self.axis_a, a, b)
+        Slide::new(
+            &self.anchors.pair,
+            self.anchors.frame_a,
+            self.anchors.frame_b,
+            self.axis_a,
+            a,
+            b,
+        )
     }
 
     // ----------------------------------------------------------------------------------
@@ -243,14 +247,13 @@ impl WheelJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
+        anchors: &Anchors,
         body_a: &Body,
-        body_b: &Body,
+        _body_b: &Body,
         ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
+        self.anchors = *anchors;
+        let pair = anchors.pair;
         self.axis_a = body_a.q.rotate(self.local_axis_a);
         self.motor_mass = pair.axial_mass();
         if !ctx.warm_starting() {
@@ -271,19 +274,19 @@ impl WheelJoint {
             self.zero_impulses();
             return;
         }
-        let (mut a, mut b) = self.pair.load(bodies);
+        let (mut a, mut b) = self.anchors.pair.load(bodies);
         let g = self.slide(&a, &b);
         let axial = self.limit.net_impulse(self.spring_impulse);
         g.warm_start(&mut a, &mut b, axial, self.perp_impulse);
         apply_angular(&mut a, &mut b, self.motor.impulse);
-        self.pair.store(bodies, &a, &b);
+        self.anchors.pair.store(bodies, &a, &b);
     }
 
     // ----------------------------------------------------------------------------------
     // Solve: spring, motor, limits, then the line.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let g = self.slide(&a, &b);
         let axial = g.row(g.axis);
