@@ -136,35 +136,9 @@ impl StepContext {
 #[cfg(test)]
 pub(crate) mod test_rng {
     use super::SolverBody;
-    use crate::physics::math::{Rot, Vec2};
+    use crate::physics::math::Rot;
 
-    /// xorshift32: deterministic, seedable, enough for test data.
-    pub struct Rng(pub u32);
-
-    impl Rng {
-        pub fn next_u32(&mut self) -> u32 {
-            let mut x = self.0;
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            self.0 = x;
-            x
-        }
-
-        /// Uniform in `lo..hi`.
-        pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-            lo + (hi - lo) * (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32
-        }
-
-        pub fn vec(&mut self, r: f32) -> Vec2 {
-            Vec2::new(self.range(-r, r), self.range(-r, r))
-        }
-
-        /// An index in `0..n`.
-        pub fn below(&mut self, n: usize) -> usize {
-            self.next_u32() as usize % n
-        }
-    }
+    pub(crate) use crate::physics::collision::dynamic_tree::tests::Rng;
 
     /// `n` solver bodies after the shared static body 0: moving bodies with random
     /// velocities, motion and masses; one in eight fixed (kinematic: zero inverse masses).
