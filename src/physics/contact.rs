@@ -87,7 +87,7 @@ pub fn mix_restitution(restitution_a: f32, restitution_b: f32) -> f32 {
 
 /// What the narrow phase saw when it last computed a contact's manifold, so that a later
 /// step in which the two bodies hardly moved relative to each other can reuse the manifold
-/// instead of recomputing it (Box2D v3's contact recycling; see `World::collide`). Only the
+/// instead of recomputing it (Box2D v3's contact recycling; see `ContactSet::update_manifolds`). Only the
 /// soft step recycles, and only manifolds with points.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ManifoldCache {

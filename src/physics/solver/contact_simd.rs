@@ -513,6 +513,11 @@ fn solve<W: Wide>(
 }
 
 /// Restitution pass over every batch with restitution.
+///
+/// Known difference from the scalar path (kept: changing it would change the soft step's
+/// results): a batch with one bouncy lane runs the pass on every active lane, so a
+/// constraint without restitution that shares the batch gets one more normal solve with
+/// `e = 0` (its approach speed removed), where the scalar `restitution_contact` skips it.
 #[inline(always)]
 fn apply_restitution<W: Wide>(
     batches: &mut [ContactBatch<W>],
