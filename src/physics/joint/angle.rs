@@ -146,7 +146,8 @@ impl AngleJoint {
         }
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.impulse = 0.0;
         self.limit.reset();
     }
@@ -165,14 +166,11 @@ impl AngleJoint {
         anchors: &Anchors,
         _body_a: &Body,
         _body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
         let pair = anchors.pair;
         self.pair = pair;
         self.mass = inv_or_zero(self.ratio * self.ratio * pair.i_a + pair.i_b);
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
         if self.limit.enabled {
             self.impulse = 0.0;
         }
@@ -182,11 +180,7 @@ impl AngleJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (mut a, mut b) = self.pair.load(bodies);
         self.apply(&mut a, &mut b, self.limit.net_impulse(self.impulse));
         self.pair.store(bodies, &a, &b);

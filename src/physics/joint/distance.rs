@@ -234,7 +234,8 @@ impl DistanceJoint {
         !self.enable_spring || (self.limit.enabled && self.limit.lower == self.limit.upper)
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.impulse = 0.0;
         self.limit.reset();
     }
@@ -257,16 +258,12 @@ impl DistanceJoint {
         anchors: &Anchors,
         body_a: &Body,
         body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
         self.anchors = *anchors;
-        let _pair = anchors.pair;
         let d = (body_b.center + self.anchors.frame_b) - (body_a.center + self.anchors.frame_a);
         if d.length_squared() > 0.0 {
             self.axis = d.normalize();
-        }
-        if !ctx.warm_starting() {
-            self.zero_impulses();
         }
         self.limit.prepare();
         if !self.is_rigid() && self.hertz == 0.0 {
@@ -277,11 +274,7 @@ impl DistanceJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (mut a, mut b) = self.anchors.pair.load(bodies);
         let (r_a, r_b, u, _) = self.rod(&a, &b);
         let total = self.limit.net_impulse(self.impulse);

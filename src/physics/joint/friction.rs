@@ -130,7 +130,8 @@ impl FrictionJoint {
         0.0
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.linear_impulse = Vec2::ZERO;
         self.angular_impulse = 0.0;
     }
@@ -143,23 +144,15 @@ impl FrictionJoint {
         anchors: &Anchors,
         _body_a: &Body,
         _body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
         self.anchors = *anchors;
-        let _pair = anchors.pair;
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
     }
 
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (linear, angular) = (self.linear_impulse, self.angular_impulse);
         self.anchors.pair.warm_start_point(
             bodies,

@@ -293,7 +293,7 @@ impl Joint {
     }
 
     /// Prepare: the shared part (`Anchors`: the bodies' pair and the anchors' arms) once,
-    /// then the joint's own.
+    /// the accumulated impulses zeroed when warm starting is off, then the joint's own.
     pub(crate) fn prepare(&mut self, body_a: &Body, body_b: &Body, ctx: &StepContext) {
         let pair = BodyPair::new(self.index_a, self.index_b, body_a, body_b);
         let (local_a, local_b) = self.local_anchors();
@@ -302,10 +302,18 @@ impl Joint {
             frame_a: arm(body_a, local_a),
             frame_b: arm(body_b, local_b),
         };
+        if !ctx.warm_starting() {
+            each!(&mut self.kind, j => j.zero_impulses());
+        }
         each!(&mut self.kind, j => j.prepare(&anchors, body_a, body_b, ctx))
     }
 
+    /// Warm start: last step's impulses; with warm starting off, none (zeroed).
     pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
+        if !ctx.warm_starting() {
+            each!(&mut self.kind, j => j.zero_impulses());
+            return;
+        }
         each!(&mut self.kind, j => j.warm_start(bodies, ctx))
     }
 

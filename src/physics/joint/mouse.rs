@@ -154,23 +154,21 @@ impl MouseJoint {
         anchors: &Anchors,
         _body_a: &Body,
         _body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
         self.pair = anchors.pair;
         self.frame_b = anchors.frame_b;
-        if !ctx.warm_starting() {
-            self.impulse = Vec2::ZERO;
-        }
     }
 
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.impulse = Vec2::ZERO;
-            return;
-        }
+    /// Forget the accumulated impulse (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
+        self.impulse = Vec2::ZERO;
+    }
+
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let index_b = self.pair.index_b;
         if index_b == 0 {
             return;

@@ -210,7 +210,8 @@ impl PrismaticJoint {
         (body_b.angle - body_a.angle - self.reference_angle).abs()
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.impulse = Vec2::ZERO;
         self.motor.impulse = 0.0;
         self.limit.reset();
@@ -236,14 +237,10 @@ impl PrismaticJoint {
         anchors: &Anchors,
         body_a: &Body,
         _body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
         self.anchors = *anchors;
-        let _pair = anchors.pair;
         self.axis_a = body_a.q.rotate(self.local_axis_a);
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
         self.limit.prepare();
         self.motor.prepare();
     }
@@ -251,11 +248,7 @@ impl PrismaticJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (mut a, mut b) = self.anchors.pair.load(bodies);
         let g = self.slide(&a, &b);
         let axial = self.limit.net_impulse(self.motor.impulse);

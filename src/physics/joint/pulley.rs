@@ -206,25 +206,22 @@ impl PulleyJoint {
         anchors: &Anchors,
         _body_a: &Body,
         body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
         self.anchors = *anchors;
-        let _pair = anchors.pair;
         let d_b = body_b.center + self.anchors.frame_b - self.ground_anchor_b;
         self.u_b = d_b.normalize_or_zero();
-        if !ctx.warm_starting() {
-            self.impulse = 0.0;
-        }
     }
 
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.impulse = 0.0;
-            return;
-        }
+    /// Forget the accumulated impulse (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
+        self.impulse = 0.0;
+    }
+
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (mut a, mut b) = self.anchors.pair.load(bodies);
         let rope = self.rope(&a, &b);
         self.apply(&mut a, &mut b, &rope, self.impulse);

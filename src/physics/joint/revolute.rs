@@ -242,7 +242,8 @@ impl RevoluteJoint {
         self.limit.overrun(self.joint_angle(body_a, body_b))
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.linear_impulse = Vec2::ZERO;
         self.motor.impulse = 0.0;
         self.limit.reset();
@@ -256,14 +257,11 @@ impl RevoluteJoint {
         anchors: &Anchors,
         _body_a: &Body,
         _body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
         self.anchors = *anchors;
         let pair = anchors.pair;
         self.axial_mass = pair.axial_mass();
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
         self.limit.prepare();
         self.motor.prepare();
     }
@@ -271,11 +269,7 @@ impl RevoluteJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let linear = self.linear_impulse;
         let axial = self.limit.net_impulse(self.motor.impulse);
         self.anchors.pair.warm_start_point(

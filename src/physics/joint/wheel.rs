@@ -223,7 +223,8 @@ impl WheelJoint {
         0.0
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.perp_impulse = 0.0;
         self.spring_impulse = 0.0;
         self.motor.impulse = 0.0;
@@ -250,15 +251,12 @@ impl WheelJoint {
         anchors: &Anchors,
         body_a: &Body,
         _body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
         self.anchors = *anchors;
         let pair = anchors.pair;
         self.axis_a = body_a.q.rotate(self.local_axis_a);
         self.motor_mass = pair.axial_mass();
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
         if !self.enable_spring || self.hertz == 0.0 {
             self.spring_impulse = 0.0;
         }
@@ -269,11 +267,7 @@ impl WheelJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (mut a, mut b) = self.anchors.pair.load(bodies);
         let g = self.slide(&a, &b);
         let axial = self.limit.net_impulse(self.spring_impulse);
