@@ -1221,21 +1221,21 @@ struct CountingDraw {
 }
 
 impl DebugDraw for CountingDraw {
-    fn draw_polygon(&mut self, _: &[Vec2], _: Color) {}
-    fn draw_solid_polygon(&mut self, _: &[Vec2], _: f32, _: Color) {}
-    fn draw_circle(&mut self, _: Vec2, _: f32, _: Color) {}
-    fn draw_solid_circle(&mut self, _: Vec2, _: f32, _: Vec2, _: Color) {}
-    fn draw_solid_capsule(&mut self, _: Vec2, _: Vec2, _: f32, _: Color) {}
-    fn draw_segment(&mut self, a: Vec2, b: Vec2, _: Color) {
+    fn draw_polygon(&mut self, _: &[Vec2], _: DrawKind) {}
+    fn draw_solid_polygon(&mut self, _: &[Vec2], _: f32, _: DrawKind) {}
+    fn draw_circle(&mut self, _: Vec2, _: f32, _: DrawKind) {}
+    fn draw_solid_circle(&mut self, _: Vec2, _: f32, _: Vec2, _: DrawKind) {}
+    fn draw_solid_capsule(&mut self, _: Vec2, _: Vec2, _: f32, _: DrawKind) {}
+    fn draw_segment(&mut self, a: Vec2, b: Vec2, _: DrawKind) {
         assert!(a.is_finite() && b.is_finite());
         self.segments += 1;
     }
     fn draw_transform(&mut self, _: Transform, _: f32) {}
-    fn draw_point(&mut self, p: Vec2, _: f32, _: Color) {
+    fn draw_point(&mut self, p: Vec2, _: f32, _: DrawKind) {
         assert!(p.is_finite());
         self.points += 1;
     }
-    fn draw_string(&mut self, _: Vec2, _: &str, _: Color) {}
+    fn draw_string(&mut self, _: Vec2, _: &str, _: DrawKind) {}
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //!
 //! The worlds themselves are a `lab::Comparison` owned by the `Testbed`.
 
-use super::draw::rounded_outline;
-use crate::physics::{Color, DebugDraw, SolverSettings, Transform, Vec2};
+use super::draw::{palette, rounded_outline};
+use crate::physics::{Color, DebugDraw, DrawKind, SolverSettings, Transform, Vec2};
 use crate::verdicts;
 
 /// Legend colours of the compared worlds, in order: far from each other in hue and apart
@@ -147,52 +147,52 @@ impl Tint<'_> {
 }
 
 impl DebugDraw for Tint<'_> {
-    fn draw_polygon(&mut self, vertices: &[Vec2], color: Color) {
-        let c = self.remap(color);
-        self.inner.draw_polygon(vertices, c);
+    fn draw_polygon(&mut self, vertices: &[Vec2], kind: DrawKind) {
+        let c = self.remap(palette(kind));
+        self.inner.draw_polygon(vertices, c.into());
     }
 
-    fn draw_solid_polygon(&mut self, vertices: &[Vec2], radius: f32, color: Color) {
-        let c = self.remap(color);
+    fn draw_solid_polygon(&mut self, vertices: &[Vec2], radius: f32, kind: DrawKind) {
+        let c = self.remap(palette(kind));
         let outline = rounded_outline(vertices, radius, self.pieces);
-        self.inner.draw_polygon(&outline, c);
+        self.inner.draw_polygon(&outline, c.into());
     }
 
-    fn draw_circle(&mut self, center: Vec2, radius: f32, color: Color) {
-        let c = self.remap(color);
-        self.inner.draw_circle(center, radius, c);
+    fn draw_circle(&mut self, center: Vec2, radius: f32, kind: DrawKind) {
+        let c = self.remap(palette(kind));
+        self.inner.draw_circle(center, radius, c.into());
     }
 
-    fn draw_solid_circle(&mut self, center: Vec2, radius: f32, axis: Vec2, color: Color) {
-        let c = self.remap(color);
-        self.inner.draw_circle(center, radius, c);
+    fn draw_solid_circle(&mut self, center: Vec2, radius: f32, axis: Vec2, kind: DrawKind) {
+        let c = self.remap(palette(kind));
+        self.inner.draw_circle(center, radius, c.into());
         self.inner
-            .draw_segment(center, center + radius * axis.normalize_or_zero(), c);
+            .draw_segment(center, center + radius * axis.normalize_or_zero(), c.into());
     }
 
-    fn draw_solid_capsule(&mut self, center_a: Vec2, center_b: Vec2, radius: f32, color: Color) {
-        let c = self.remap(color);
+    fn draw_solid_capsule(&mut self, center_a: Vec2, center_b: Vec2, radius: f32, kind: DrawKind) {
+        let c = self.remap(palette(kind));
         let outline = rounded_outline(&[center_a, center_b], radius, self.pieces);
-        self.inner.draw_polygon(&outline, c);
+        self.inner.draw_polygon(&outline, c.into());
     }
 
-    fn draw_segment(&mut self, point_a: Vec2, point_b: Vec2, color: Color) {
-        let c = self.remap(color);
-        self.inner.draw_segment(point_a, point_b, c);
+    fn draw_segment(&mut self, point_a: Vec2, point_b: Vec2, kind: DrawKind) {
+        let c = self.remap(palette(kind));
+        self.inner.draw_segment(point_a, point_b, c.into());
     }
 
     fn draw_transform(&mut self, xf: Transform, scale: f32) {
         self.inner.draw_transform(xf, scale);
     }
 
-    fn draw_point(&mut self, point: Vec2, size: f32, color: Color) {
-        let c = self.remap(color);
-        self.inner.draw_point(point, size, c);
+    fn draw_point(&mut self, point: Vec2, size: f32, kind: DrawKind) {
+        let c = self.remap(palette(kind));
+        self.inner.draw_point(point, size, c.into());
     }
 
-    fn draw_string(&mut self, point: Vec2, text: &str, color: Color) {
-        let c = self.remap(color);
-        self.inner.draw_string(point, text, c);
+    fn draw_string(&mut self, point: Vec2, text: &str, kind: DrawKind) {
+        let c = self.remap(palette(kind));
+        self.inner.draw_string(point, text, c.into());
     }
 }
 

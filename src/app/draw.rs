@@ -31,7 +31,7 @@ use crate::lab::Comparison;
 use crate::physics::math::cross;
 use crate::physics::world::draw_geometry;
 use crate::physics::{
-    Body, BodyKind, Color, DebugDraw, DrawFlags, Geometry, Transform, Vec2, World,
+    Body, BodyKind, Color, DebugDraw, DrawFlags, DrawKind, Geometry, Transform, Vec2, World,
 };
 
 /// Outline width (px).
@@ -85,6 +85,36 @@ pub fn body_color(kind: BodyKind, awake: bool) -> Color {
         BodyKind::Kinematic => KINEMATIC_COLOR,
         BodyKind::Dynamic if awake => DYNAMIC_COLOR,
         BodyKind::Dynamic => SLEEPING_COLOR,
+    }
+}
+
+/// Colours of what the core draws besides bodies.
+pub const JOINT_COLOR: Color = Color::rgb(0.5, 0.8, 0.8);
+pub const JOINT_ANCHOR_COLOR: Color = Color::rgb(0.0, 1.0, 0.0);
+pub const JOINT_LIMIT_COLOR: Color = Color::rgb(1.0, 0.5, 0.0);
+pub const CONTACT_POINT_COLOR: Color = Color::rgb(1.0, 0.3, 0.3);
+pub const CONTACT_NEW_COLOR: Color = Color::rgb(1.0, 1.0, 0.3);
+pub const CONTACT_NORMAL_COLOR: Color = Color::rgb(0.9, 0.9, 0.9);
+pub const NORMAL_IMPULSE_COLOR: Color = Color::rgb(0.9, 0.9, 0.3);
+pub const FRICTION_IMPULSE_COLOR: Color = Color::rgb(0.3, 0.9, 0.3);
+pub const AABB_COLOR: Color = Color::rgb(0.9, 0.3, 0.9);
+pub const NAME_COLOR: Color = Color::rgb(0.9, 0.9, 0.9);
+
+/// The one palette: the colour of each kind of piece the core draws.
+pub fn palette(kind: DrawKind) -> Color {
+    match kind {
+        DrawKind::Body { kind, awake } => body_color(kind, awake),
+        DrawKind::Joint => JOINT_COLOR,
+        DrawKind::JointAnchor => JOINT_ANCHOR_COLOR,
+        DrawKind::JointLimit => JOINT_LIMIT_COLOR,
+        DrawKind::ContactPoint => CONTACT_POINT_COLOR,
+        DrawKind::ContactNew => CONTACT_NEW_COLOR,
+        DrawKind::ContactNormal => CONTACT_NORMAL_COLOR,
+        DrawKind::NormalImpulse => NORMAL_IMPULSE_COLOR,
+        DrawKind::FrictionImpulse => FRICTION_IMPULSE_COLOR,
+        DrawKind::Aabb => AABB_COLOR,
+        DrawKind::Name => NAME_COLOR,
+        DrawKind::Color(color) => color,
     }
 }
 
@@ -422,20 +452,24 @@ impl MacroquadDraw {
 }
 
 impl DebugDraw for MacroquadDraw {
-    fn draw_polygon(&mut self, vertices: &[Vec2], color: Color) {
+    fn draw_polygon(&mut self, vertices: &[Vec2], kind: DrawKind) {
+        let color = palette(kind);
         self.outline(vertices, color);
     }
 
-    fn draw_solid_polygon(&mut self, vertices: &[Vec2], radius: f32, color: Color) {
+    fn draw_solid_polygon(&mut self, vertices: &[Vec2], radius: f32, kind: DrawKind) {
+        let color = palette(kind);
         let (outer, inner) = self.rounded_layers(vertices, radius);
         self.solid(&outer, inner, color);
     }
 
-    fn draw_circle(&mut self, center: Vec2, radius: f32, color: Color) {
+    fn draw_circle(&mut self, center: Vec2, radius: f32, kind: DrawKind) {
+        let color = palette(kind);
         self.outline(&circle_outline(center, radius, self.pieces(radius)), color);
     }
 
-    fn draw_solid_circle(&mut self, center: Vec2, radius: f32, axis: Vec2, color: Color) {
+    fn draw_solid_circle(&mut self, center: Vec2, radius: f32, axis: Vec2, kind: DrawKind) {
+        let color = palette(kind);
         let pieces = self.pieces(radius);
         let inner =
             (radius > self.line).then(|| circle_outline(center, radius - self.line, pieces));
@@ -443,12 +477,14 @@ impl DebugDraw for MacroquadDraw {
         self.line(center, center + radius * axis.normalize_or_zero(), color);
     }
 
-    fn draw_solid_capsule(&mut self, center_a: Vec2, center_b: Vec2, radius: f32, color: Color) {
+    fn draw_solid_capsule(&mut self, center_a: Vec2, center_b: Vec2, radius: f32, kind: DrawKind) {
+        let color = palette(kind);
         let (outer, inner) = self.rounded_layers(&[center_a, center_b], radius);
         self.solid(&outer, inner, color);
     }
 
-    fn draw_segment(&mut self, point_a: Vec2, point_b: Vec2, color: Color) {
+    fn draw_segment(&mut self, point_a: Vec2, point_b: Vec2, kind: DrawKind) {
+        let color = palette(kind);
         self.line(point_a, point_b, color);
     }
 
@@ -461,7 +497,8 @@ impl DebugDraw for MacroquadDraw {
 
     /// A square dot, as OpenGL points are: two triangles (a scene of 5,000 boxes has
     /// 10,000 contact points, and a software rasteriser pays for every triangle).
-    fn draw_point(&mut self, point: Vec2, size: f32, color: Color) {
+    fn draw_point(&mut self, point: Vec2, size: f32, kind: DrawKind) {
+        let color = palette(kind);
         let h = 0.5 * self.camera.pixels_to_metres(size.max(1.0));
         let c = to_mq(color);
         let (a, b) = (point - Vec2::splat(h), point + Vec2::splat(h));
@@ -469,7 +506,8 @@ impl DebugDraw for MacroquadDraw {
         draw_triangle(a, b, Vec2::new(a.x, b.y), c);
     }
 
-    fn draw_string(&mut self, point: Vec2, text: &str, color: Color) {
+    fn draw_string(&mut self, point: Vec2, text: &str, kind: DrawKind) {
+        let color = palette(kind);
         let at = self.camera.world_to_screen(point);
         self.texts.push((at, text.to_owned(), color));
     }
@@ -583,7 +621,7 @@ fn draw_pick(shown: &Comparison, pick: Option<Pick>, d: &mut MacroquadDraw) {
                     continue;
                 };
                 for p in [joint.anchor_a(a), joint.anchor_b(b)] {
-                    d.draw_circle(p, margin, PICK_COLOR);
+                    d.draw_circle(p, margin, PICK_COLOR.into());
                 }
             }
         }
@@ -627,7 +665,7 @@ fn draw_moving_outlines(world: &World, d: &mut dyn DebugDraw, pixels_per_metre: 
         }
         let color = body_color(body.kind(), body.is_awake());
         if let Some((from, to)) = draw_body(world, body, d, color, pixels_per_metre) {
-            d.draw_segment(from, to, color);
+            d.draw_segment(from, to, color.into());
         }
     }
 }
@@ -768,8 +806,8 @@ mod tests {
 
     #[test]
     fn fills_are_darker_and_translucent() {
-        let f = fill_color(Color::DYNAMIC);
-        assert!(f.r < Color::DYNAMIC.r && f.a < 1.0);
+        let f = fill_color(DYNAMIC_COLOR);
+        assert!(f.r < DYNAMIC_COLOR.r && f.a < 1.0);
     }
 
     fn camera(view_height: f32) -> Camera {

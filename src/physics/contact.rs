@@ -1,4 +1,5 @@
-//! Contact pairs kept across steps.
+//! The contact set: contact pairs kept across steps, the narrow phase that updates them,
+//! and their manifold recycling.
 //!
 //! A contact exists while the broad-phase (fat) boxes of two shapes overlap. Each step the
 //! narrow phase gives a fresh manifold; its points are matched to the previous step's points
@@ -11,9 +12,19 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::collision::{Manifold, ManifoldPoint};
-use super::math::{Rot, Transform, Vec2};
-use super::settings::{CONTACT_RECYCLE_COS_ANGLE, CONTACT_RECYCLE_DISTANCE};
+use super::body::{Body, BodyKind};
+use super::collision::broad_phase::BroadPhase;
+use super::collision::{self, Manifold, ManifoldPoint};
+use super::handle::Arena;
+use super::joint::Joint;
+use super::math::{Aabb, Rot, Transform, Vec2};
+use super::settings::{SolverKind, SolverSettings};
+use super::settings::{
+    CONTACT_RECYCLE_COS_ANGLE, CONTACT_RECYCLE_DISTANCE, FAT_BOX_PREDICTION_STEPS,
+    MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE,
+};
+use super::shape::Shape;
+use super::world::StepStats;
 use super::{BodyHandle, ShapeHandle};
 
 /// The set of live pair keys. Only ever asked `contains`, `insert` and `remove` (never
@@ -76,7 +87,7 @@ pub fn mix_restitution(restitution_a: f32, restitution_b: f32) -> f32 {
 
 /// What the narrow phase saw when it last computed a contact's manifold, so that a later
 /// step in which the two bodies hardly moved relative to each other can reuse the manifold
-/// instead of recomputing it (Box2D v3's contact recycling; see `World::collide`). Only the
+/// instead of recomputing it (Box2D v3's contact recycling; see `ContactSet::update_manifolds`). Only the
 /// soft step recycles, and only manifolds with points.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ManifoldCache {
@@ -261,6 +272,280 @@ impl Contact {
             carry(fresh.points[1], fresh.count > 1),
         ];
         self.manifold = Manifold { points, ..fresh };
+    }
+}
+
+/// The contact set: one `Contact` per shape pair whose fat boxes overlap, kept across
+/// steps in creation order (the solver order), with the set of their pair keys.
+#[derive(Clone, Default)]
+pub(crate) struct ContactSet {
+    pub(crate) contacts: Vec<Contact>,
+    pub(crate) pair_keys: PairSet,
+    /// Scratch: the pairs the broad phase reported this step.
+    pub(crate) new_pairs: Vec<(u32, u32)>,
+}
+
+/// Move the broad-phase proxies of awake bodies. Boxes are swept by one step of motion so
+/// that the pair exists before fast shapes meet.
+pub(crate) fn move_proxies(
+    bodies: &Arena<Body>,
+    shapes: &mut Arena<Shape>,
+    broad_phase: &mut BroadPhase,
+    awake: &[usize],
+    h: f32,
+) {
+    for &i in awake {
+        let b = bodies.at(i);
+        let xf = b.transform();
+        let sweep = b.linear_velocity * h;
+        let mut ahead = None;
+        for &s in &b.shapes {
+            let shape = shapes.at_mut(s.index());
+            let aabb = shape.geometry.aabb(&xf);
+            shape.aabb = aabb;
+            let swept = Aabb::new(
+                aabb.min.min(aabb.min + sweep),
+                aabb.max.max(aabb.max + sweep),
+            )
+            .extended(SPECULATIVE_DISTANCE);
+            if shape.fat_aabb.contains(&swept) {
+                continue;
+            }
+            // The box must move: make room for a few more steps of the same motion,
+            // turning included (a long wall on a turning body leaves its box by its
+            // ends), so that a steadily moving shape is re-inserted once every few steps.
+            let xf_ahead =
+                *ahead.get_or_insert_with(|| b.transform_after(FAT_BOX_PREDICTION_STEPS * h));
+            let predicted = shape.geometry.aabb(&xf_ahead);
+            shape.fat_aabb = swept
+                .union(&predicted.extended(SPECULATIVE_DISTANCE))
+                .extended(shape.margin);
+            broad_phase.enlarge_proxy(shape.proxy, shape.fat_aabb);
+        }
+    }
+}
+
+/// Farthest the two surfaces can close in one step, plus the base speculative distance,
+/// capped. Any point of A moves relative to any point of B at most
+/// |v_b - v_a| + |w_a| extent_a + |w_b| extent_b (soft step, `relative_closing`: the shared
+/// part of the motion, e.g. a pile falling together, closes nothing, and fewer idle
+/// speculative points are kept). The classic solver keeps the wider |v_a| + |v_b| margin:
+/// without sub-steps its hard-scene verdicts (high mass ratio 3 without the block solver)
+/// lean on the extra speculative points.
+fn speculative_distance(
+    body_a: &Body,
+    body_b: &Body,
+    relative_closing: bool,
+    h: f32,
+    gravity_drop: f32,
+) -> f32 {
+    let linear = if relative_closing {
+        (body_b.linear_velocity - body_a.linear_velocity).length()
+    } else {
+        body_a.linear_velocity.length() + body_b.linear_velocity.length()
+    };
+    let closing = (linear
+        + body_a.angular_velocity.abs() * body_a.extent
+        + body_b.angular_velocity.abs() * body_b.extent)
+        * h
+        + gravity_drop;
+    (SPECULATIVE_DISTANCE + closing).min(MAX_SPECULATIVE_DISTANCE)
+}
+
+impl ContactSet {
+    /// Remove the contacts `pred` picks, with their pair keys.
+    pub(crate) fn remove_where(&mut self, mut pred: impl FnMut(&Contact) -> bool) {
+        let keys = &mut self.pair_keys;
+        self.contacts.retain(|c| {
+            if pred(c) {
+                keys.remove(&c.key);
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    /// Collect the broad phase's new overlaps and make a contact for each pair that may
+    /// collide.
+    pub(crate) fn add_new_pairs(
+        &mut self,
+        broad_phase: &mut BroadPhase,
+        shapes: &Arena<Shape>,
+        bodies: &Arena<Body>,
+        joints: &Arena<Joint>,
+        stats: &mut StepStats,
+    ) {
+        // Most reported overlaps are pairs that already have a contact (a re-inserted box
+        // finds all its old neighbours again): drop those before the sort.
+        let keys = &self.pair_keys;
+        broad_phase.update_pairs_filtered(&mut self.new_pairs, |a, b| {
+            !keys.contains(&pair_key(a as usize, b as usize))
+        });
+        let before = self.contacts.len();
+        for k in 0..self.new_pairs.len() {
+            let (a, b) = self.new_pairs[k];
+            self.try_add_contact(shapes, bodies, joints, a as usize, b as usize);
+        }
+        let counts = broad_phase.last_update();
+        stats.proxies_moved += counts.queried;
+        stats.overlaps_found += counts.overlaps;
+        stats.pairs_created += self.contacts.len() - before;
+    }
+
+    /// Create the contact for a new broad-phase pair when the shapes may collide.
+    fn try_add_contact(
+        &mut self,
+        shapes: &Arena<Shape>,
+        bodies: &Arena<Body>,
+        joints: &Arena<Joint>,
+        shape_index_a: usize,
+        shape_index_b: usize,
+    ) {
+        // The cheap shape tests first: most reported pairs are old contacts or filtered out.
+        let shape_a = shapes.at(shape_index_a);
+        let shape_b = shapes.at(shape_index_b);
+        if shape_a.body == shape_b.body
+            || !shape_a.filter.should_collide(&shape_b.filter)
+            || !collision::can_collide(&shape_a.geometry, &shape_b.geometry)
+        {
+            return;
+        }
+        let key = pair_key(shape_index_a, shape_index_b);
+        if self.pair_keys.contains(&key) {
+            return;
+        }
+        let body_a = bodies.at(shape_a.body.index());
+        let body_b = bodies.at(shape_b.body.index());
+        if body_a.kind != BodyKind::Dynamic && body_b.kind != BodyKind::Dynamic {
+            return;
+        }
+        // Joined bodies do not collide unless a joint says so.
+        for &j in &body_a.joints {
+            let joint = joints.get(j).expect("body's joint");
+            let other = if joint.body_a == shape_a.body {
+                joint.body_b
+            } else {
+                joint.body_a
+            };
+            if other == shape_b.body && !joint.collide_connected {
+                return;
+            }
+        }
+        // Order the pair so that a polygon/segment on a static body is A where possible:
+        // the shape with the smaller slot index is A (deterministic either way).
+        self.pair_keys.insert(key);
+        self.contacts.push(Contact {
+            shape_a: shape_a.handle,
+            shape_b: shape_b.handle,
+            body_a: shape_a.body,
+            body_b: shape_b.body,
+            manifold: Manifold::EMPTY,
+            friction: mix_friction(shape_a.friction, shape_b.friction),
+            restitution: mix_restitution(shape_a.restitution, shape_b.restitution),
+            key,
+            cache: ManifoldCache::default(),
+        });
+    }
+
+    /// The narrow phase for contacts with an awake body: recycle or recompute each
+    /// manifold, drop the pairs whose fat boxes parted. Returns the sleeping bodies a
+    /// touching contact must wake.
+    pub(crate) fn update_manifolds(
+        &mut self,
+        bodies: &Arena<Body>,
+        shapes: &Arena<Shape>,
+        settings: &SolverSettings,
+        h: f32,
+        stats: &mut StepStats,
+    ) -> Vec<BodyHandle> {
+        let gravity_drop = settings.gravity.length() * h * h;
+        let relative_closing = settings.solver == SolverKind::SoftStep;
+        // Manifold recycling: the soft step only (the classic solver recomputes every
+        // manifold every step, as Box2D-Lite).
+        let recycle = relative_closing;
+        let mut to_wake: Vec<BodyHandle> = Vec::new();
+        let mut any_removed = false;
+        let mut reused = 0;
+        for c in self.contacts.iter_mut() {
+            let body_a = bodies.at(c.body_a.index());
+            let body_b = bodies.at(c.body_b.index());
+            if !body_a.awake && !body_b.awake {
+                continue;
+            }
+            let shape_a = shapes.at(c.shape_a.index());
+            let shape_b = shapes.at(c.shape_b.index());
+            if !shape_a.fat_aabb.overlaps(&shape_b.fat_aabb) {
+                c.key = u64::MAX;
+                any_removed = true;
+                continue;
+            }
+            let speculative =
+                speculative_distance(body_a, body_b, relative_closing, h, gravity_drop);
+            // The tight boxes (this step's, radii included) apart by more than the
+            // speculative distance along x or y: the shapes are at least that far apart,
+            // so no point is kept; skip the kernel (fat boxes overlap long before this).
+            let gap =
+                (shape_a.aabb.min - shape_b.aabb.max).max(shape_b.aabb.min - shape_a.aabb.max);
+            if gap.x > speculative || gap.y > speculative {
+                // Most far pairs were already empty: leave them untouched.
+                if c.manifold.count > 0 {
+                    c.update_manifold(Manifold::EMPTY);
+                    c.cache.valid = false;
+                }
+                continue;
+            }
+            let (xf_a, xf_b) = (body_a.transform(), body_b.transform());
+            // Soft step: reuse the manifold while the pair has hardly moved relative to
+            // itself (a resting stack: most of a pyramid's contacts, every step).
+            let recycled = recycle
+                && c.recycle(
+                    body_a.center,
+                    body_b.center,
+                    &xf_a,
+                    &xf_b,
+                    body_a.motion_extent().max(body_b.motion_extent()),
+                );
+            if recycled {
+                reused += 1;
+            } else {
+                let manifold = collision::collide(
+                    &shape_a.geometry,
+                    &xf_a,
+                    &shape_b.geometry,
+                    &xf_b,
+                    speculative,
+                );
+                c.update_manifold(manifold);
+                if recycle {
+                    c.cache_manifold(body_a.center, body_b.center, &xf_a, &xf_b);
+                } else {
+                    // Stale once the classic solver has changed the manifold.
+                    c.cache.valid = false;
+                }
+            }
+            if c.manifold.count > 0 {
+                if !body_a.awake && body_a.kind != BodyKind::Static {
+                    to_wake.push(c.body_a);
+                }
+                if !body_b.awake && body_b.kind != BodyKind::Static {
+                    to_wake.push(c.body_b);
+                }
+            }
+        }
+        if any_removed {
+            let keys = &mut self.pair_keys;
+            self.contacts.retain(|c| {
+                if c.key == u64::MAX {
+                    keys.remove(&pair_key(c.shape_a.index(), c.shape_b.index()));
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        stats.manifolds_reused += reused;
+        to_wake
     }
 }
 

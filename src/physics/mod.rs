@@ -14,11 +14,16 @@
 //! - [`settings`]: `SolverSettings` and every tolerance, with units and defaults.
 //! - [`body`], [`shape`]: definitions and stored state.
 //! - [`collision`]: narrow phase (manifolds), GJK distance, ray casts, broad phase.
-//! - [`contact`]: contact pairs kept across steps, matched by feature id.
-//! - [`solver`]: the step pipeline: classic sequential impulses, block solver.
+//! - [`contact`]: the contact set: pairs kept across steps, the narrow phase, feature-id
+//!   matching and manifold recycling.
+//! - [`island`]: islands, sleep and waking.
+//! - [`solver`]: the step's stages and the solvers (classic sequential impulses with the
+//!   block solver; the soft step), each constraint family with its scalar and SIMD paths.
 //! - [`joint`]: one file per joint type, dispatched by one `match`.
-//! - [`world`]: `World` owns everything: create, destroy, step, query, debug draw.
-//! - [`debug_draw`]: the `DebugDraw` trait the app implements.
+//! - [`world`]: `World` owns everything: create, destroy, accessors, step.
+//! - [`query`]: point, box and ray queries, shape distance.
+//! - [`snapshot`]: the state hash and the exact restore API (export, rewind).
+//! - [`debug_draw`]: the `DebugDraw` trait the app implements, and `World::debug_draw`.
 
 pub mod body;
 pub mod collision;
@@ -26,24 +31,29 @@ pub mod contact;
 pub mod debug_draw;
 pub mod error;
 pub mod handle;
+pub mod island;
 pub mod joint;
 pub mod limits;
 pub mod math;
+pub mod query;
 pub mod settings;
 pub mod shape;
+pub mod snapshot;
 pub mod solver;
 pub mod world;
 
 pub use body::{Body, BodyDef, BodyKind};
 pub use collision::{Manifold, ManifoldPoint};
-pub use debug_draw::{Color, DebugDraw, DrawFlags};
+pub use debug_draw::{Color, DebugDraw, DrawFlags, DrawKind};
 pub use error::{PhysicsError, PhysicsResult};
 pub use handle::{Arena, Handle};
 pub use joint::{Joint, JointDef, JointDefKind, JointKind, JointState};
 pub use math::{Aabb, Rot, Transform, Vec2};
+pub use query::RayHit;
 pub use settings::{SolverKind, SolverSettings};
 pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, Shape, ShapeDef};
-pub use world::{BodyState, RayHit, StepStats, World};
+pub use snapshot::BodyState;
+pub use world::{StepStats, World};
 
 /// Handle of a body in a `World`.
 pub type BodyHandle = Handle<Body>;

@@ -497,6 +497,35 @@ mod tests {
         Aabb::new(aabb.min + d, aabb.max + d)
     }
 
+    /// `count` random boxes in a `world`-sized square, three in ten static: the broad
+    /// phase, the tight boxes and the proxies.
+    fn random_world(
+        rng: &mut Rng,
+        count: usize,
+        world: f32,
+    ) -> (BroadPhase, Vec<Aabb>, Vec<Option<ProxyId>>) {
+        let mut bp = BroadPhase::new();
+        let mut tight: Vec<Aabb> = Vec::new();
+        let mut proxies: Vec<Option<ProxyId>> = Vec::new();
+        for i in 0..count {
+            let aabb = rng.random_box(world, 1.2);
+            let kind = if rng.unit() < 0.3 {
+                ProxyKind::Static
+            } else {
+                ProxyKind::Moving
+            };
+            tight.push(aabb);
+            proxies.push(Some(bp.create_proxy_filtered(
+                aabb,
+                kind,
+                AABB_MARGIN,
+                test_filter(i),
+                i as u32,
+            )));
+        }
+        (bp, tight, proxies)
+    }
+
     #[test]
     fn update_pairs_matches_brute_force_in_random_worlds() {
         for (seed, count, world) in [
@@ -505,25 +534,7 @@ mod tests {
             (3, 2_000, 40.0),
         ] {
             let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9) | 1);
-            let mut bp = BroadPhase::new();
-            let mut tight: Vec<Aabb> = Vec::new();
-            let mut proxies: Vec<Option<ProxyId>> = Vec::new();
-            for i in 0..count {
-                let aabb = rng.random_box(world, 1.2);
-                let kind = if rng.unit() < 0.3 {
-                    ProxyKind::Static
-                } else {
-                    ProxyKind::Moving
-                };
-                tight.push(aabb);
-                proxies.push(Some(bp.create_proxy_filtered(
-                    aabb,
-                    kind,
-                    AABB_MARGIN,
-                    test_filter(i),
-                    i as u32,
-                )));
-            }
+            let (mut bp, mut tight, mut proxies) = random_world(&mut rng, count, world);
             assert_eq!(bp.proxy_count(), count);
 
             let mut pairs = Vec::new();

@@ -14,9 +14,10 @@
 //! `-ratio i_a lambda`.
 
 use super::rows::{Bound, Limit, LimitFields};
+use super::Anchors;
 use super::{check_order, inv_or_zero, rigid_softness, BodyPair};
 use crate::physics::body::{Body, BodyKind};
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, PhysicsResult};
 use crate::physics::math::{Rot, Vec2};
 use crate::physics::solver::{SolverBody, StepContext};
@@ -145,7 +146,8 @@ impl AngleJoint {
         }
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.impulse = 0.0;
         self.limit.reset();
     }
@@ -161,16 +163,14 @@ impl AngleJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
+        anchors: &Anchors,
         _body_a: &Body,
         _body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
+        let pair = anchors.pair;
         self.pair = pair;
         self.mass = inv_or_zero(self.ratio * self.ratio * pair.i_a + pair.i_b);
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
         if self.limit.enabled {
             self.impulse = 0.0;
         }
@@ -180,11 +180,7 @@ impl AngleJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (mut a, mut b) = self.pair.load(bodies);
         self.apply(&mut a, &mut b, self.limit.net_impulse(self.impulse));
         self.pair.store(bodies, &a, &b);
@@ -241,14 +237,14 @@ impl AngleJoint {
             for body in [body_a, body_b] {
                 if body.kind != BodyKind::Static {
                     let dir = Rot::from_angle(body.angle).x_axis();
-                    draw.draw_segment(body.center, body.center + LENGTH * dir, Color::JOINT);
+                    draw.draw_segment(body.center, body.center + LENGTH * dir, DrawKind::Joint);
                 }
             }
-            draw.draw_segment(body_a.center, body_b.center, Color::JOINT);
+            draw.draw_segment(body_a.center, body_b.center, DrawKind::Joint);
         }
         if flags.joint_anchors {
-            draw.draw_point(body_a.center, super::ANCHOR_SIZE, Color::JOINT_ANCHOR);
-            draw.draw_point(body_b.center, super::ANCHOR_SIZE, Color::JOINT_ANCHOR);
+            draw.draw_point(body_a.center, super::ANCHOR_SIZE, DrawKind::JointAnchor);
+            draw.draw_point(body_b.center, super::ANCHOR_SIZE, DrawKind::JointAnchor);
         }
     }
 }

@@ -14,12 +14,12 @@
 //! Sign convention: impulses act negatively on A and positively on B along `u` (A to B).
 
 use super::rows::{Bound, Limit, LimitFields};
+use super::Anchors;
 use super::{
-    apply_linear, arm, draw_anchors, inv_or_zero, point_velocity, rigid_softness, spring_softness,
-    BodyPair,
+    apply_linear, draw_anchors, inv_or_zero, point_velocity, rigid_softness, spring_softness,
 };
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::PhysicsResult;
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative, PhysicsError};
 use crate::physics::math::{cross, Vec2};
@@ -148,9 +148,8 @@ pub struct DistanceJoint {
     pub(crate) impulse: f32,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
     /// Axis at step start (for the reaction force).
     pub(crate) axis: Vec2,
 }
@@ -171,9 +170,7 @@ impl DistanceJoint {
             damping_ratio: def.damping_ratio,
             limit: Limit::new(def.enable_limit, def.min_length, def.max_length),
             impulse: 0.0,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
             axis: Vec2::X,
         })
     }
@@ -242,16 +239,17 @@ impl DistanceJoint {
         !self.enable_spring || (self.limit.enabled && self.limit.lower == self.limit.upper)
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.impulse = 0.0;
         self.limit.reset();
     }
 
     /// Arms, axis and length at the current sub-step.
     fn rod(&self, a: &SolverBody, b: &SolverBody) -> (Vec2, Vec2, Vec2, f32) {
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        let d = self.pair.separation(a, b, r_a, r_b);
+        let r_a = a.dq.rotate(self.anchors.frame_a);
+        let r_b = b.dq.rotate(self.anchors.frame_b);
+        let d = self.anchors.pair.separation(a, b, r_a, r_b);
         let length = d.length();
         let u = if length > 0.0 { d / length } else { self.axis };
         (r_a, r_b, u, length)
@@ -262,20 +260,15 @@ impl DistanceJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
+        anchors: &Anchors,
         body_a: &Body,
         body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
-        let d = (body_b.center + self.frame_b) - (body_a.center + self.frame_a);
+        self.anchors = *anchors;
+        let d = (body_b.center + self.anchors.frame_b) - (body_a.center + self.anchors.frame_a);
         if d.length_squared() > 0.0 {
             self.axis = d.normalize();
-        }
-        if !ctx.warm_starting() {
-            self.zero_impulses();
         }
         self.limit.prepare();
         if !self.is_rigid() && self.hertz == 0.0 {
@@ -286,23 +279,19 @@ impl DistanceJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
-        let (mut a, mut b) = self.pair.load(bodies);
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
+        let (mut a, mut b) = self.anchors.pair.load(bodies);
         let (r_a, r_b, u, _) = self.rod(&a, &b);
         let total = self.limit.net_impulse(self.impulse);
         apply_linear(&mut a, &mut b, r_a, r_b, total * u);
-        self.pair.store(bodies, &a, &b);
+        self.anchors.pair.store(bodies, &a, &b);
     }
 
     // ----------------------------------------------------------------------------------
     // Solve: spring, limits, or the rigid rod.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let (r_a, r_b, u, length) = self.rod(&a, &b);
         let ru_a = cross(r_a, u);
@@ -361,7 +350,7 @@ impl DistanceJoint {
             for l in [self.limit.lower, self.limit.upper] {
                 if l > 0.0 && l < 1.0e4 {
                     let p = p_a + l * u;
-                    draw.draw_segment(p - 0.15 * perp, p + 0.15 * perp, Color::JOINT_LIMIT);
+                    draw.draw_segment(p - 0.15 * perp, p + 0.15 * perp, DrawKind::JointLimit);
                 }
             }
         }

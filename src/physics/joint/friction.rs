@@ -11,9 +11,10 @@
 //! ```
 //! Sign convention: impulses act negatively on A and positively on B.
 
+use super::Anchors;
 use super::{
-    apply_angular, apply_linear, arm, clamp_increment, clamp_increment_vec, draw_anchors,
-    point_velocity, solve22, BodyPair,
+    apply_angular, apply_linear, clamp_increment, clamp_increment_vec, draw_anchors,
+    point_velocity, solve22,
 };
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{DebugDraw, DrawFlags};
@@ -72,9 +73,8 @@ pub struct FrictionJoint {
     pub(crate) angular_impulse: f32,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
 }
 
 impl FrictionJoint {
@@ -87,9 +87,7 @@ impl FrictionJoint {
             max_torque: def.max_torque,
             linear_impulse: Vec2::ZERO,
             angular_impulse: 0.0,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
         })
     }
 
@@ -132,7 +130,8 @@ impl FrictionJoint {
         0.0
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.linear_impulse = Vec2::ZERO;
         self.angular_impulse = 0.0;
     }
@@ -142,30 +141,26 @@ impl FrictionJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
-        body_a: &Body,
-        body_b: &Body,
-        ctx: &StepContext,
+        anchors: &Anchors,
+        _body_a: &Body,
+        _body_b: &Body,
+        _ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
+        self.anchors = *anchors;
     }
 
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (linear, angular) = (self.linear_impulse, self.angular_impulse);
-        self.pair
-            .warm_start_point(bodies, self.frame_a, self.frame_b, linear, angular);
+        self.anchors.pair.warm_start_point(
+            bodies,
+            self.anchors.frame_a,
+            self.anchors.frame_b,
+            linear,
+            angular,
+        );
     }
 
     // ----------------------------------------------------------------------------------
@@ -175,7 +170,7 @@ impl FrictionJoint {
         if ctx.position_pass {
             return; // a controller, not a position constraint
         }
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let accumulate = ctx.settings.accumulate_impulses;
 
@@ -188,8 +183,8 @@ impl FrictionJoint {
         }
 
         {
-            let r_a = a.dq.rotate(self.frame_a);
-            let r_b = b.dq.rotate(self.frame_b);
+            let r_a = a.dq.rotate(self.anchors.frame_a);
+            let r_b = b.dq.rotate(self.anchors.frame_b);
             let c_dot = point_velocity(&a, &b, r_a, r_b);
             let impulse = -solve22(pair.point_k(r_a, r_b), c_dot);
             let max = self.max_force * ctx.dt;

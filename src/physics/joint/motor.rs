@@ -16,9 +16,10 @@
 //! step (a time constant of `dt / correction_factor`) until the force cap binds. It is not
 //! applied in the soft step's relax pass. Sign convention: negative on A, positive on B.
 
+use super::Anchors;
 use super::{
-    apply_angular, apply_linear, arm, clamp_increment, clamp_increment_vec, draw_anchors,
-    point_velocity, solve22, BodyPair,
+    apply_angular, apply_linear, clamp_increment, clamp_increment_vec, draw_anchors,
+    point_velocity, solve22,
 };
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{DebugDraw, DrawFlags};
@@ -93,9 +94,8 @@ pub struct MotorJoint {
     pub(crate) angular_impulse: f32,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
 }
 
 impl MotorJoint {
@@ -111,9 +111,7 @@ impl MotorJoint {
             correction_factor: def.correction_factor,
             linear_impulse: Vec2::ZERO,
             angular_impulse: 0.0,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
         })
     }
 
@@ -174,7 +172,8 @@ impl MotorJoint {
         (body_b.angle - body_a.angle - self.angular_offset).abs()
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.linear_impulse = Vec2::ZERO;
         self.angular_impulse = 0.0;
     }
@@ -184,30 +183,26 @@ impl MotorJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
-        body_a: &Body,
-        body_b: &Body,
-        ctx: &StepContext,
+        anchors: &Anchors,
+        _body_a: &Body,
+        _body_b: &Body,
+        _ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.linear_offset);
-        self.frame_b = arm(body_b, Vec2::ZERO);
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
+        self.anchors = *anchors;
     }
 
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (linear, angular) = (self.linear_impulse, self.angular_impulse);
-        self.pair
-            .warm_start_point(bodies, self.frame_a, self.frame_b, linear, angular);
+        self.anchors.pair.warm_start_point(
+            bodies,
+            self.anchors.frame_a,
+            self.anchors.frame_b,
+            linear,
+            angular,
+        );
     }
 
     // ----------------------------------------------------------------------------------
@@ -217,7 +212,7 @@ impl MotorJoint {
         if ctx.position_pass {
             return; // a controller, not a position constraint
         }
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let accumulate = ctx.settings.accumulate_impulses;
         let rate = if use_bias {
@@ -239,8 +234,8 @@ impl MotorJoint {
 
         // Linear.
         {
-            let r_a = a.dq.rotate(self.frame_a);
-            let r_b = b.dq.rotate(self.frame_b);
+            let r_a = a.dq.rotate(self.anchors.frame_a);
+            let r_b = b.dq.rotate(self.anchors.frame_b);
             let c = pair.separation(&a, &b, r_a, r_b);
             let c_dot = point_velocity(&a, &b, r_a, r_b);
             let impulse = -solve22(pair.point_k(r_a, r_b), c_dot + rate * c);

@@ -12,9 +12,10 @@
 //! with the soft coefficients of a spring of `hertz` and `damping_ratio` (always on, also in
 //! the soft step's relax pass). Sign convention: the impulse acts on B.
 
-use super::{arm, clamp_increment_vec, solve22, spring_softness, BodyPair, ANCHOR_SIZE};
+use super::Anchors;
+use super::{clamp_increment_vec, solve22, spring_softness, BodyPair, ANCHOR_SIZE};
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::PhysicsResult;
 use crate::physics::error::{check_finite_vec, check_non_negative, check_positive};
 use crate::physics::math::{cross, cross_sv, Vec2};
@@ -150,26 +151,24 @@ impl MouseJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
+        anchors: &Anchors,
         _body_a: &Body,
-        body_b: &Body,
-        ctx: &StepContext,
+        _body_b: &Body,
+        _ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_b = arm(body_b, self.local_anchor_b);
-        if !ctx.warm_starting() {
-            self.impulse = Vec2::ZERO;
-        }
+        self.pair = anchors.pair;
+        self.frame_b = anchors.frame_b;
     }
 
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.impulse = Vec2::ZERO;
-            return;
-        }
+    /// Forget the accumulated impulse (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
+        self.impulse = Vec2::ZERO;
+    }
+
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let index_b = self.pair.index_b;
         if index_b == 0 {
             return;
@@ -226,11 +225,11 @@ impl MouseJoint {
     ) {
         let p_b = self.anchor_b(body_b);
         if flags.joints {
-            draw.draw_segment(self.target, p_b, Color::JOINT);
+            draw.draw_segment(self.target, p_b, DrawKind::Joint);
         }
         if flags.joint_anchors {
-            draw.draw_point(self.target, ANCHOR_SIZE, Color::JOINT_LIMIT);
-            draw.draw_point(p_b, ANCHOR_SIZE, Color::JOINT_ANCHOR);
+            draw.draw_point(self.target, ANCHOR_SIZE, DrawKind::JointLimit);
+            draw.draw_point(p_b, ANCHOR_SIZE, DrawKind::JointAnchor);
         }
     }
 }

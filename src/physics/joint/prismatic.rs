@@ -19,12 +19,10 @@
 //! Sign convention: impulses act negatively on A and positively on B.
 
 use super::rows::{Limit, LimitFields, Motor};
-use super::{
-    apply_angular, arm, check_order, draw_anchors, rigid_softness, solve22, unit_axis, BodyPair,
-    Slide,
-};
+use super::Anchors;
+use super::{apply_angular, check_order, draw_anchors, rigid_softness, solve22, unit_axis, Slide};
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative, PhysicsResult};
 use crate::physics::math::Vec2;
 use crate::physics::solver::{SolverBody, StepContext};
@@ -110,9 +108,8 @@ pub struct PrismaticJoint {
     pub(crate) impulse: Vec2,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
     pub(crate) axis_a: Vec2,
 }
 
@@ -136,9 +133,7 @@ impl PrismaticJoint {
             ),
             motor: Motor::new(def.enable_motor, def.motor_speed, def.max_motor_force),
             impulse: Vec2::ZERO,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
             axis_a: Vec2::X,
         })
     }
@@ -215,7 +210,8 @@ impl PrismaticJoint {
         (body_b.angle - body_a.angle - self.reference_angle).abs()
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.impulse = Vec2::ZERO;
         self.motor.impulse = 0.0;
         self.limit.reset();
@@ -223,7 +219,14 @@ impl PrismaticJoint {
 
     /// Arms, separation and axis at the current sub-step.
     fn slide(&self, a: &SolverBody, b: &SolverBody) -> Slide {
-        Slide::new(&self.pair, self.frame_a, self.frame_b, self.axis_a, a, b)
+        Slide::new(
+            &self.anchors.pair,
+            self.anchors.frame_a,
+            self.anchors.frame_b,
+            self.axis_a,
+            a,
+            b,
+        )
     }
 
     // ----------------------------------------------------------------------------------
@@ -231,18 +234,13 @@ impl PrismaticJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
+        anchors: &Anchors,
         body_a: &Body,
-        body_b: &Body,
-        ctx: &StepContext,
+        _body_b: &Body,
+        _ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
+        self.anchors = *anchors;
         self.axis_a = body_a.q.rotate(self.local_axis_a);
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
         self.limit.prepare();
         self.motor.prepare();
     }
@@ -250,24 +248,20 @@ impl PrismaticJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
-        let (mut a, mut b) = self.pair.load(bodies);
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
+        let (mut a, mut b) = self.anchors.pair.load(bodies);
         let g = self.slide(&a, &b);
         let axial = self.limit.net_impulse(self.motor.impulse);
         g.warm_start(&mut a, &mut b, axial, self.impulse.x);
         apply_angular(&mut a, &mut b, self.impulse.y);
-        self.pair.store(bodies, &a, &b);
+        self.anchors.pair.store(bodies, &a, &b);
     }
 
     // ----------------------------------------------------------------------------------
     // Solve: motor, limits, then the line + angle block.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let g = self.slide(&a, &b);
         let (i_a, i_b) = (pair.i_a, pair.i_b);
@@ -336,11 +330,19 @@ impl PrismaticJoint {
             if self.limit.enabled {
                 let lower = p_a + self.limit.lower * axis;
                 let upper = p_a + self.limit.upper * axis;
-                draw.draw_segment(lower, upper, Color::JOINT);
-                draw.draw_segment(lower - 0.25 * perp, lower + 0.25 * perp, Color::JOINT_LIMIT);
-                draw.draw_segment(upper - 0.25 * perp, upper + 0.25 * perp, Color::JOINT_LIMIT);
+                draw.draw_segment(lower, upper, DrawKind::Joint);
+                draw.draw_segment(
+                    lower - 0.25 * perp,
+                    lower + 0.25 * perp,
+                    DrawKind::JointLimit,
+                );
+                draw.draw_segment(
+                    upper - 0.25 * perp,
+                    upper + 0.25 * perp,
+                    DrawKind::JointLimit,
+                );
             } else {
-                draw.draw_segment(p_a - axis, p_a + axis, Color::JOINT);
+                draw.draw_segment(p_a - axis, p_a + axis, DrawKind::Joint);
             }
         }
     }

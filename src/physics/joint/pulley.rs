@@ -17,9 +17,10 @@
 //!
 //! An equality: the rope can push as well as pull (Box2D v2's pulley does the same).
 
-use super::{arm, inv_or_zero, rigid_softness, BodyPair, ANCHOR_SIZE};
+use super::Anchors;
+use super::{inv_or_zero, rigid_softness, ANCHOR_SIZE};
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use crate::physics::math::{cross, cross_sv, Vec2};
 use crate::physics::solver::{SolverBody, StepContext};
@@ -88,9 +89,8 @@ pub struct PulleyJoint {
     pub(crate) impulse: f32,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
     /// Rope direction at B at step start (for the reaction force).
     pub(crate) u_b: Vec2,
 }
@@ -119,9 +119,7 @@ impl PulleyJoint {
             ratio: def.ratio,
             constant: length_a + def.ratio * length_b,
             impulse: 0.0,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
             u_b: Vec2::ZERO,
         })
     }
@@ -175,10 +173,10 @@ impl PulleyJoint {
     }
 
     fn rope(&self, a: &SolverBody, b: &SolverBody) -> Rope {
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        let d_a = self.pair.center_a + a.dp + r_a - self.ground_anchor_a;
-        let d_b = self.pair.center_b + b.dp + r_b - self.ground_anchor_b;
+        let r_a = a.dq.rotate(self.anchors.frame_a);
+        let r_b = b.dq.rotate(self.anchors.frame_b);
+        let d_a = self.anchors.pair.center_a + a.dp + r_a - self.ground_anchor_a;
+        let d_b = self.anchors.pair.center_b + b.dp + r_b - self.ground_anchor_b;
         let (la, lb) = (d_a.length(), d_b.length());
         let dir = |d: Vec2, l: f32| if l > MIN_LENGTH { d / l } else { Vec2::ZERO };
         Rope {
@@ -205,40 +203,36 @@ impl PulleyJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
-        body_a: &Body,
+        anchors: &Anchors,
+        _body_a: &Body,
         body_b: &Body,
-        ctx: &StepContext,
+        _ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
-        let d_b = body_b.center + self.frame_b - self.ground_anchor_b;
+        self.anchors = *anchors;
+        let d_b = body_b.center + self.anchors.frame_b - self.ground_anchor_b;
         self.u_b = d_b.normalize_or_zero();
-        if !ctx.warm_starting() {
-            self.impulse = 0.0;
-        }
     }
 
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.impulse = 0.0;
-            return;
-        }
-        let (mut a, mut b) = self.pair.load(bodies);
+    /// Forget the accumulated impulse (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
+        self.impulse = 0.0;
+    }
+
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
+        let (mut a, mut b) = self.anchors.pair.load(bodies);
         let rope = self.rope(&a, &b);
         self.apply(&mut a, &mut b, &rope, self.impulse);
-        self.pair.store(bodies, &a, &b);
+        self.anchors.pair.store(bodies, &a, &b);
     }
 
     // ----------------------------------------------------------------------------------
     // Solve.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let rope = self.rope(&a, &b);
         let ru_a = cross(rope.r_a, rope.u_a);
@@ -271,16 +265,16 @@ impl PulleyJoint {
         let p_b = self.anchor_b(body_b);
         let (g_a, g_b) = (self.ground_anchor_a, self.ground_anchor_b);
         if flags.joints {
-            draw.draw_segment(g_a, p_a, Color::JOINT);
-            draw.draw_segment(g_b, p_b, Color::JOINT);
-            draw.draw_segment(g_a, g_b, Color::JOINT);
+            draw.draw_segment(g_a, p_a, DrawKind::Joint);
+            draw.draw_segment(g_b, p_b, DrawKind::Joint);
+            draw.draw_segment(g_a, g_b, DrawKind::Joint);
         }
         if flags.joint_anchors {
             for p in [p_a, p_b] {
-                draw.draw_point(p, ANCHOR_SIZE, Color::JOINT_ANCHOR);
+                draw.draw_point(p, ANCHOR_SIZE, DrawKind::JointAnchor);
             }
             for g in [g_a, g_b] {
-                draw.draw_point(g, ANCHOR_SIZE, Color::JOINT_LIMIT);
+                draw.draw_point(g, ANCHOR_SIZE, DrawKind::JointLimit);
             }
         }
     }

@@ -23,17 +23,23 @@
 //! Sign convention: impulses act negatively on A and positively on B.
 
 use super::rows::{Bound, Limit, LimitFields, Motor};
-use super::{
-    apply_angular, apply_linear, arm, check_order, draw_anchors, point_velocity, rigid_softness,
-    solve22, BodyPair,
-};
+use super::Anchors;
+use super::{apply_angular, check_order, draw_anchors, rigid_softness};
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative};
 use crate::physics::error::{PhysicsError, PhysicsResult};
 use crate::physics::math::{Rot, Vec2};
 use crate::physics::settings::SolverKind;
-use crate::physics::solver::{Softness, SolverBody, StepContext};
+use crate::physics::solver::contact_simd::BodyW;
+use crate::physics::solver::revolute_pin::{PointRows, PointSoftness};
+use crate::physics::solver::wide::Vec2W;
+use crate::physics::solver::{SolverBody, StepContext};
+
+/// A vector as one lane of the point kernel.
+fn lane(v: Vec2) -> Vec2W<f32> {
+    Vec2W { x: v.x, y: v.y }
+}
 
 /// Definition of a revolute joint.
 #[derive(Clone, Debug, PartialEq)]
@@ -124,9 +130,8 @@ pub struct RevoluteJoint {
     pub(crate) linear_impulse: Vec2,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
     pub(crate) axial_mass: f32,
 }
 
@@ -142,9 +147,7 @@ impl RevoluteJoint {
             limit: Limit::new(def.enable_limit, def.lower_angle, def.upper_angle),
             motor: Motor::new(def.enable_motor, def.motor_speed, def.max_motor_torque),
             linear_impulse: Vec2::ZERO,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
             axial_mass: 0.0,
         })
     }
@@ -239,7 +242,8 @@ impl RevoluteJoint {
         self.limit.overrun(self.joint_angle(body_a, body_b))
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.linear_impulse = Vec2::ZERO;
         self.motor.impulse = 0.0;
         self.limit.reset();
@@ -250,18 +254,14 @@ impl RevoluteJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
-        body_a: &Body,
-        body_b: &Body,
-        ctx: &StepContext,
+        anchors: &Anchors,
+        _body_a: &Body,
+        _body_b: &Body,
+        _ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
+        self.anchors = *anchors;
+        let pair = anchors.pair;
         self.axial_mass = pair.axial_mass();
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
         self.limit.prepare();
         self.motor.prepare();
     }
@@ -269,22 +269,23 @@ impl RevoluteJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let linear = self.linear_impulse;
         let axial = self.limit.net_impulse(self.motor.impulse);
-        self.pair
-            .warm_start_point(bodies, self.frame_a, self.frame_b, linear, axial);
+        self.anchors.pair.warm_start_point(
+            bodies,
+            self.anchors.frame_a,
+            self.anchors.frame_b,
+            linear,
+            axial,
+        );
     }
 
     // ----------------------------------------------------------------------------------
     // Solve: motor, limits, then the point.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let mass = self.axial_mass;
 
@@ -314,8 +315,6 @@ impl RevoluteJoint {
         // the velocity iterations and sits out the classic position pass.
         let lite_soft = self.softness > 0.0 || self.bias_factor.is_some();
         if !(ctx.position_pass && lite_soft) {
-            let r_a = a.dq.rotate(self.frame_a);
-            let r_b = b.dq.rotate(self.frame_b);
             let (s, gamma) = match ctx.settings.solver {
                 SolverKind::Classic if lite_soft => (
                     rigid_softness(
@@ -328,15 +327,27 @@ impl RevoluteJoint {
                 SolverKind::Classic => (rigid_softness(ctx, use_bias, None), 0.0),
                 SolverKind::SoftStep => (rigid_softness(ctx, use_bias, None), 0.0),
             };
-            let c = pair.separation(&a, &b, r_a, r_b);
-            let bias = s.bias_rate * c;
-            let c_dot = point_velocity(&a, &b, r_a, r_b);
-            let (k11, k12, k22) = pair.point_k(r_a, r_b);
-            let k = (k11 + gamma, k12, k22 + gamma);
-            let impulse = -s.mass_scale * solve22(k, c_dot + bias + gamma * self.linear_impulse)
-                - s.impulse_scale * self.linear_impulse;
-            self.linear_impulse += impulse;
-            apply_linear(&mut a, &mut b, r_a, r_b, impulse);
+            // The one point kernel (`solver/revolute_pin.rs`), one lane.
+            let rows = PointRows::<f32> {
+                inv_mass_a: pair.m_a,
+                inv_inertia_a: pair.i_a,
+                inv_mass_b: pair.m_b,
+                inv_inertia_b: pair.i_b,
+                frame_a: lane(self.anchors.frame_a),
+                frame_b: lane(self.anchors.frame_b),
+                delta_center: lane(pair.center_b - pair.center_a),
+            };
+            let (mut a1, mut b1) = (BodyW::of(&a), BodyW::of(&b));
+            let mut impulse = lane(self.linear_impulse);
+            rows.solve(
+                &mut a1,
+                &mut b1,
+                &mut impulse,
+                &PointSoftness::new(s, Some(gamma)),
+            );
+            self.linear_impulse = Vec2::new(impulse.x, impulse.y);
+            a1.store_velocity(&mut a);
+            b1.store_velocity(&mut b);
         }
 
         pair.store(bodies, &a, &b);
@@ -361,19 +372,18 @@ impl RevoluteJoint {
             let base = body_a.angle + self.reference_angle;
             for limit in [self.limit.lower, self.limit.upper] {
                 let dir = Rot::from_angle(base + limit).x_axis();
-                draw.draw_segment(p_b, p_b + LENGTH * dir, Color::JOINT_LIMIT);
+                draw.draw_segment(p_b, p_b + LENGTH * dir, DrawKind::JointLimit);
             }
             let dir = Rot::from_angle(body_b.angle).x_axis();
-            draw.draw_segment(p_b, p_b + LENGTH * dir, Color::JOINT);
+            draw.draw_segment(p_b, p_b + LENGTH * dir, DrawKind::Joint);
         }
     }
 }
 
-/// A free pin (no limit, no motor) laid out for the soft step's hot loop: 48 bytes instead
-/// of the whole `Joint`, so the sub-step passes over thousands of pins stream little memory.
-/// It solves exactly the point rows of `RevoluteJoint::solve` in the soft step (rigid in the
-/// relax pass, `joint_softness` in the solve pass); the accumulated impulse goes back to the
-/// joint in the world's `store_joint_state` stage.
+/// A free pin (no limit, no motor) as the soft step packs it (`solver::revolute_pin::Pins`):
+/// the point rows of `RevoluteJoint::solve`, solved by the same kernel (rigid in the relax
+/// pass, `joint_softness` in the solve pass), several pins at a time. The accumulated
+/// impulse goes back to the joint in the `store_joint_state` stage.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RevoluteRow {
     /// Slot of the joint in the world's joint arena.
@@ -394,64 +404,15 @@ impl RevoluteRow {
         if joint.limit.enabled || joint.motor.enabled {
             return None;
         }
-        let pair = joint.pair;
+        let pair = joint.anchors.pair;
         Some(RevoluteRow {
             joint: slot as u32,
             index_a: pair.index_a as u32,
             index_b: pair.index_b as u32,
-            frame_a: joint.frame_a,
-            frame_b: joint.frame_b,
+            frame_a: joint.anchors.frame_a,
+            frame_b: joint.anchors.frame_b,
             delta_center: pair.center_b - pair.center_a,
             linear_impulse: joint.linear_impulse,
         })
-    }
-
-    #[inline]
-    fn load(&self, bodies: &[SolverBody]) -> (SolverBody, SolverBody) {
-        (bodies[self.index_a as usize], bodies[self.index_b as usize])
-    }
-
-    #[inline]
-    fn store(&self, bodies: &mut [SolverBody], a: &SolverBody, b: &SolverBody) {
-        if self.index_a != 0 {
-            let t = &mut bodies[self.index_a as usize];
-            t.v = a.v;
-            t.w = a.w;
-        }
-        if self.index_b != 0 {
-            let t = &mut bodies[self.index_b as usize];
-            t.v = b.v;
-            t.w = b.w;
-        }
-    }
-
-    /// Soft step warm start (the caller skips it when warm starting is off).
-    pub(crate) fn warm_start(&self, bodies: &mut [SolverBody]) {
-        let (mut a, mut b) = self.load(bodies);
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        apply_linear(&mut a, &mut b, r_a, r_b, self.linear_impulse);
-        self.store(bodies, &a, &b);
-    }
-
-    /// The point rows (see the module docs): `C = d`, `Cdot = v_b + w_b x r_b - v_a - w_a x r_a`,
-    /// `impulse = -mass_scale K^-1 (Cdot + bias_rate C) - impulse_scale P`.
-    pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], softness: Softness) {
-        let (mut a, mut b) = self.load(bodies);
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
-        let c = self.delta_center + (b.dp - a.dp) + (r_b - r_a);
-        let bias = softness.bias_rate * c;
-        let c_dot = point_velocity(&a, &b, r_a, r_b);
-        let m = a.inv_mass + b.inv_mass;
-        let (i_a, i_b) = (a.inv_inertia, b.inv_inertia);
-        let k11 = m + i_a * r_a.y * r_a.y + i_b * r_b.y * r_b.y;
-        let k12 = -i_a * r_a.x * r_a.y - i_b * r_b.x * r_b.y;
-        let k22 = m + i_a * r_a.x * r_a.x + i_b * r_b.x * r_b.x;
-        let impulse = -softness.mass_scale * solve22((k11, k12, k22), c_dot + bias)
-            - softness.impulse_scale * self.linear_impulse;
-        self.linear_impulse += impulse;
-        apply_linear(&mut a, &mut b, r_a, r_b, impulse);
-        self.store(bodies, &a, &b);
     }
 }

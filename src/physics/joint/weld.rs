@@ -15,9 +15,10 @@
 //! ```
 //! Sign convention: impulses act negatively on A and positively on B.
 
+use super::Anchors;
 use super::{
-    apply_angular, apply_linear, arm, draw_anchors, inv_or_zero, point_velocity, rigid_softness,
-    solve22, solve33, spring_softness, BodyPair,
+    apply_angular, apply_linear, draw_anchors, inv_or_zero, point_velocity, rigid_softness,
+    solve22, solve33, spring_softness,
 };
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{DebugDraw, DrawFlags};
@@ -87,9 +88,8 @@ pub struct WeldJoint {
     pub(crate) angular_impulse: f32,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
 }
 
 impl WeldJoint {
@@ -105,9 +105,7 @@ impl WeldJoint {
             angular_damping_ratio: def.angular_damping_ratio,
             linear_impulse: Vec2::ZERO,
             angular_impulse: 0.0,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
         })
     }
 
@@ -163,7 +161,8 @@ impl WeldJoint {
         (body_b.angle - body_a.angle - self.reference_angle).abs()
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.linear_impulse = Vec2::ZERO;
         self.angular_impulse = 0.0;
     }
@@ -173,40 +172,36 @@ impl WeldJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
-        body_a: &Body,
-        body_b: &Body,
-        ctx: &StepContext,
+        anchors: &Anchors,
+        _body_a: &Body,
+        _body_b: &Body,
+        _ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
+        self.anchors = *anchors;
     }
 
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let (linear, angular) = (self.linear_impulse, self.angular_impulse);
-        self.pair
-            .warm_start_point(bodies, self.frame_a, self.frame_b, linear, angular);
+        self.anchors.pair.warm_start_point(
+            bodies,
+            self.anchors.frame_a,
+            self.anchors.frame_b,
+            linear,
+            angular,
+        );
     }
 
     // ----------------------------------------------------------------------------------
     // Solve: one 3x3 block when rigid; angular then linear when soft.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
-        let r_a = a.dq.rotate(self.frame_a);
-        let r_b = b.dq.rotate(self.frame_b);
+        let r_a = a.dq.rotate(self.anchors.frame_a);
+        let r_b = b.dq.rotate(self.anchors.frame_b);
         let (k11, k12, k22) = pair.point_k(r_a, r_b);
         let (i_a, i_b) = (pair.i_a, pair.i_b);
         let k13 = -i_a * r_a.y - i_b * r_b.y;

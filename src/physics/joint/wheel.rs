@@ -18,12 +18,12 @@
 //! Sign convention: impulses act negatively on A and positively on B.
 
 use super::rows::{Limit, LimitFields, Motor};
+use super::Anchors;
 use super::{
-    apply_angular, arm, check_order, draw_anchors, rigid_softness, spring_softness, unit_axis,
-    BodyPair, Slide,
+    apply_angular, check_order, draw_anchors, rigid_softness, spring_softness, unit_axis, Slide,
 };
 use crate::physics::body::Body;
-use crate::physics::debug_draw::{Color, DebugDraw, DrawFlags};
+use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative, PhysicsResult};
 use crate::physics::math::Vec2;
 use crate::physics::solver::{SolverBody, StepContext};
@@ -121,9 +121,8 @@ pub struct WheelJoint {
     pub(crate) spring_impulse: f32,
 
     // Per step.
-    pub(crate) pair: BodyPair,
-    pub(crate) frame_a: Vec2,
-    pub(crate) frame_b: Vec2,
+    /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
+    pub(crate) anchors: Anchors,
     pub(crate) axis_a: Vec2,
     pub(crate) motor_mass: f32,
 }
@@ -147,9 +146,7 @@ impl WheelJoint {
             ),
             perp_impulse: 0.0,
             spring_impulse: 0.0,
-            pair: BodyPair::default(),
-            frame_a: Vec2::ZERO,
-            frame_b: Vec2::ZERO,
+            anchors: Anchors::default(),
             axis_a: Vec2::Y,
             motor_mass: 0.0,
         })
@@ -226,7 +223,8 @@ impl WheelJoint {
         0.0
     }
 
-    fn zero_impulses(&mut self) {
+    /// Forget the accumulated impulses (warm starting off).
+    pub(super) fn zero_impulses(&mut self) {
         self.perp_impulse = 0.0;
         self.spring_impulse = 0.0;
         self.motor.impulse = 0.0;
@@ -235,7 +233,14 @@ impl WheelJoint {
 
     /// Arms, separation and axis at the current sub-step.
     fn slide(&self, a: &SolverBody, b: &SolverBody) -> Slide {
-        Slide::new(&self.pair, self.frame_a, self.frame_b, self.axis_a, a, b)
+        Slide::new(
+            &self.anchors.pair,
+            self.anchors.frame_a,
+            self.anchors.frame_b,
+            self.axis_a,
+            a,
+            b,
+        )
     }
 
     // ----------------------------------------------------------------------------------
@@ -243,19 +248,15 @@ impl WheelJoint {
 
     pub(crate) fn prepare(
         &mut self,
-        pair: BodyPair,
+        anchors: &Anchors,
         body_a: &Body,
-        body_b: &Body,
-        ctx: &StepContext,
+        _body_b: &Body,
+        _ctx: &StepContext,
     ) {
-        self.pair = pair;
-        self.frame_a = arm(body_a, self.local_anchor_a);
-        self.frame_b = arm(body_b, self.local_anchor_b);
+        self.anchors = *anchors;
+        let pair = anchors.pair;
         self.axis_a = body_a.q.rotate(self.local_axis_a);
         self.motor_mass = pair.axial_mass();
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-        }
         if !self.enable_spring || self.hertz == 0.0 {
             self.spring_impulse = 0.0;
         }
@@ -266,24 +267,20 @@ impl WheelJoint {
     // ----------------------------------------------------------------------------------
     // Warm start.
 
-    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if !ctx.warm_starting() {
-            self.zero_impulses();
-            return;
-        }
-        let (mut a, mut b) = self.pair.load(bodies);
+    pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
+        let (mut a, mut b) = self.anchors.pair.load(bodies);
         let g = self.slide(&a, &b);
         let axial = self.limit.net_impulse(self.spring_impulse);
         g.warm_start(&mut a, &mut b, axial, self.perp_impulse);
         apply_angular(&mut a, &mut b, self.motor.impulse);
-        self.pair.store(bodies, &a, &b);
+        self.anchors.pair.store(bodies, &a, &b);
     }
 
     // ----------------------------------------------------------------------------------
     // Solve: spring, motor, limits, then the line.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
-        let pair = self.pair;
+        let pair = self.anchors.pair;
         let (mut a, mut b) = pair.load(bodies);
         let g = self.slide(&a, &b);
         let axial = g.row(g.axis);
@@ -346,11 +343,11 @@ impl WheelJoint {
         if flags.joints {
             let axis = self.axis(body_a);
             let perp = Vec2::new(-axis.y, axis.x);
-            draw.draw_segment(p_a - axis, p_a + axis, Color::JOINT);
+            draw.draw_segment(p_a - axis, p_a + axis, DrawKind::Joint);
             if self.limit.enabled {
                 for t in [self.limit.lower, self.limit.upper] {
                     let p = p_a + t * axis;
-                    draw.draw_segment(p - 0.25 * perp, p + 0.25 * perp, Color::JOINT_LIMIT);
+                    draw.draw_segment(p - 0.25 * perp, p + 0.25 * perp, DrawKind::JointLimit);
                 }
             }
         }

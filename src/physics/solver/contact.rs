@@ -28,15 +28,177 @@
 //! Restitution (Box2D v3): after the iterations, a point that approached faster than the
 //! threshold and carried load is given `vn = -e * vn_before`.
 
+use super::contact_simd::WideContacts;
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::contact::Contact;
+use crate::physics::handle::Arena;
 use crate::physics::math::{cross, cross_sv, Vec2};
 use crate::physics::settings::SolverKind;
 
 /// Largest condition number the 2x2 block accepts before it falls back to one point at a
 /// time (Box2D v2's `k_maxConditionNumber`).
 const MAX_CONDITION_NUMBER: f32 = 1000.0;
+
+/// The contact family behind one interface: every stage of the step calls it once.
+///
+/// The soft step with accumulated impulses colours the constraints and solves them four or
+/// eight at a time (`WideContacts`); what the colouring cannot place (the overflow) and
+/// every constraint of the classic solver, or of the soft step without accumulation, go
+/// through the scalar kernels of this file. The scalar overflow always runs first.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ContactSolver {
+    /// The scalar constraints: all of them, or the overflow of the coloured ones.
+    scalar: Vec<ContactConstraint>,
+    /// The coloured constraints, in SIMD batches.
+    pub(crate) wide: WideContacts,
+    /// This step's constraints are coloured into `wide`.
+    use_wide: bool,
+    /// Indices of the contacts with constraints, and their solver body pairs (colouring).
+    active: Vec<u32>,
+    active_pairs: Vec<(u32, u32)>,
+}
+
+/// The solver indices of a touching contact with an awake body (0: static or asleep).
+fn active_contact(c: &Contact, bodies: &Arena<Body>) -> Option<(usize, usize)> {
+    if c.manifold.count == 0 {
+        return None;
+    }
+    let body_a = bodies.at(c.body_a.index());
+    let body_b = bodies.at(c.body_b.index());
+    if !body_a.awake && !body_b.awake {
+        return None;
+    }
+    let index_a = if body_a.awake { body_a.solver_index } else { 0 };
+    let index_b = if body_b.awake { body_b.solver_index } else { 0 };
+    Some((index_a, index_b))
+}
+
+impl ContactSolver {
+    /// Prepare: one constraint per touching contact with an awake body.
+    pub(crate) fn prepare(
+        &mut self,
+        contacts: &[Contact],
+        bodies: &Arena<Body>,
+        solver_bodies: &[SolverBody],
+        ctx: &StepContext,
+    ) {
+        self.use_wide =
+            ctx.settings.solver == SolverKind::SoftStep && ctx.settings.accumulate_impulses;
+        if self.use_wide {
+            self.prepare_wide(contacts, bodies, solver_bodies, ctx);
+        } else {
+            self.prepare_scalar(contacts, bodies, solver_bodies, ctx);
+        }
+    }
+
+    /// Colour the contacts and prepare them into SIMD batches; the overflow goes to the
+    /// scalar constraints.
+    fn prepare_wide(
+        &mut self,
+        contacts: &[Contact],
+        bodies: &Arena<Body>,
+        solver_bodies: &[SolverBody],
+        ctx: &StepContext,
+    ) {
+        self.scalar.clear();
+        self.active.clear();
+        self.active_pairs.clear();
+        for (ci, c) in contacts.iter().enumerate() {
+            if let Some((a, b)) = active_contact(c, bodies) {
+                self.active.push(ci as u32);
+                self.active_pairs.push((a as u32, b as u32));
+            }
+        }
+        let (active, active_pairs) = (&self.active, &self.active_pairs);
+        let prepare = |k: usize| -> ContactConstraint {
+            let ci = active[k] as usize;
+            let (index_a, index_b) = active_pairs[k];
+            let (index_a, index_b) = (index_a as usize, index_b as usize);
+            let c = &contacts[ci];
+            let body_a = bodies.at(c.body_a.index());
+            let body_b = bodies.at(c.body_b.index());
+            let (sa, sb) = (solver_bodies[index_a], solver_bodies[index_b]);
+            ContactConstraint::prepare(
+                c,
+                ci,
+                body_a,
+                body_b,
+                index_a,
+                index_b,
+                (sa.v, sa.w, sb.v, sb.w),
+                ctx,
+            )
+        };
+        self.wide.build(active_pairs, solver_bodies, prepare);
+        for k in 0..self.wide.overflow().len() {
+            let c = prepare(self.wide.overflow()[k] as usize);
+            self.scalar.push(c);
+        }
+    }
+
+    /// One scalar constraint per touching contact, in contact order.
+    fn prepare_scalar(
+        &mut self,
+        contacts: &[Contact],
+        bodies: &Arena<Body>,
+        solver_bodies: &[SolverBody],
+        ctx: &StepContext,
+    ) {
+        self.scalar.clear();
+        for (ci, c) in contacts.iter().enumerate() {
+            if c.manifold.count == 0 {
+                continue;
+            }
+            let body_a = bodies.at(c.body_a.index());
+            let body_b = bodies.at(c.body_b.index());
+            if !body_a.awake && !body_b.awake {
+                continue;
+            }
+            let index_a = if body_a.awake { body_a.solver_index } else { 0 };
+            let index_b = if body_b.awake { body_b.solver_index } else { 0 };
+            let (sa, sb) = (solver_bodies[index_a], solver_bodies[index_b]);
+            let velocities = (sa.v, sa.w, sb.v, sb.w);
+            self.scalar.push(ContactConstraint::prepare(
+                c, ci, body_a, body_b, index_a, index_b, velocities, ctx,
+            ));
+        }
+    }
+
+    /// Warm start: apply last step's impulses (only while impulses are accumulated).
+    pub(crate) fn warm_start(&self, bodies: &mut [SolverBody], ctx: &StepContext) {
+        if ctx.warm_starting() && ctx.settings.accumulate_impulses {
+            warm_start_contacts(&self.scalar, bodies);
+            if self.use_wide {
+                self.wide.warm_start(bodies);
+            }
+        }
+    }
+
+    /// One iteration over every constraint, with the velocity target of `mode`.
+    pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, mode: BiasMode) {
+        solve_contacts(&mut self.scalar, bodies, ctx, mode);
+        if self.use_wide {
+            self.wide.solve(bodies, ctx, mode == BiasMode::Soft);
+        }
+    }
+
+    /// Restitution, after the last iteration.
+    pub(crate) fn restitution(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
+        apply_restitution(&mut self.scalar, bodies, ctx);
+        if self.use_wide {
+            self.wide.apply_restitution(bodies, ctx);
+        }
+    }
+
+    /// Accumulated impulses back to the contacts for the next warm start.
+    pub(crate) fn store_impulses(&self, contacts: &mut [Contact]) {
+        store_impulses(&self.scalar, contacts);
+        if self.use_wide {
+            self.wide.store_impulses(contacts);
+        }
+    }
+}
 
 /// One point of a contact constraint.
 #[derive(Clone, Copy, Debug, Default)]

@@ -124,7 +124,7 @@ impl<W: Wide> PointW<W> {
 
 /// The velocities of a batch's bodies, one per lane; `dp`, `dq` only in the solve pass.
 #[derive(Clone, Copy)]
-pub(super) struct BodyW<W> {
+pub(crate) struct BodyW<W> {
     pub v: Vec2W<W>,
     pub w: W,
     pub d_angle: W,
@@ -513,6 +513,11 @@ fn solve<W: Wide>(
 }
 
 /// Restitution pass over every batch with restitution.
+///
+/// Known difference from the scalar path (kept: changing it would change the soft step's
+/// results): a batch with one bouncy lane runs the pass on every active lane, so a
+/// constraint without restitution that shares the batch gets one more normal solve with
+/// `e = 0` (its approach speed removed), where the scalar `restitution_contact` skips it.
 #[inline(always)]
 fn apply_restitution<W: Wide>(
     batches: &mut [ContactBatch<W>],
@@ -567,6 +572,213 @@ fn store_impulses<W: Wide>(batches: &[ContactBatch<W>], contacts: &mut [Contact]
                     mp.normal_impulse = p.normal_impulse.lane(l);
                     mp.tangent_impulse = p.tangent_impulse.lane(l);
                     mp.max_normal_impulse = p.max_normal_impulse.lane(l);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::physics::math::{Rot, Vec2};
+    use crate::physics::settings::{SolverKind, SolverSettings};
+    use crate::physics::solver::contact::{
+        restitution_contact, solve_contact, warm_start_contact, BiasMode, ContactConstraintPoint,
+    };
+    use crate::physics::solver::test_rng::{bodies, Rng};
+
+    /// Random one- and two-point constraints between random bodies (static body 0
+    /// included), sharing bodies, with warm-start impulses, speculative and overlapping
+    /// points.
+    fn constraints(
+        rng: &mut Rng,
+        bodies: &[SolverBody],
+        count: usize,
+        restitution: f32,
+        ctx: &StepContext,
+    ) -> Vec<ContactConstraint> {
+        let n = bodies.len() - 1;
+        (0..count)
+            .map(|k| {
+                let index_a = rng.below(n + 1);
+                let mut index_b = rng.below(n) + 1;
+                if index_b == index_a {
+                    index_b = index_a % n + 1;
+                }
+                // Axis normals and arms, separations and displacements on a binary grid:
+                // the wide kernel's regrouped separation (`adjusted_separation`) is then
+                // exact, as the scalar one is. (Otherwise its rounding, some 1e-8 m, is
+                // amplified by the speculative target `s / h`.)
+                let normal = [Vec2::X, Vec2::Y, -Vec2::X, -Vec2::Y][rng.below(4)];
+                let tangent = Vec2::new(normal.y, -normal.x);
+                let (a, b) = (bodies[index_a], bodies[index_b]);
+                let mut points = [ContactConstraintPoint::default(); 2];
+                let count = 1 + rng.below(2);
+                for p in &mut points[..count] {
+                    p.r_a = grid(rng, 0.5, 64.0);
+                    p.r_b = grid(rng, 0.5, 64.0);
+                    let k = |dir: Vec2| {
+                        let (rn_a, rn_b) = (p.r_a.perp_dot(dir), p.r_b.perp_dot(dir));
+                        a.inv_mass
+                            + b.inv_mass
+                            + a.inv_inertia * rn_a * rn_a
+                            + b.inv_inertia * rn_b * rn_b
+                    };
+                    let (k_n, k_t) = (k(normal), k(tangent));
+                    p.normal_mass = if k_n > 0.0 { 1.0 / k_n } else { 0.0 };
+                    p.tangent_mass = if k_t > 0.0 { 1.0 / k_t } else { 0.0 };
+                    p.separation = (rng.range(-0.05, 0.03) * 1024.0).round() / 1024.0;
+                    p.normal_impulse = rng.range(0.0, 2.0);
+                    p.tangent_impulse = rng.range(-0.5, 0.5);
+                    p.relative_velocity = rng.range(-4.0, 1.0);
+                }
+                ContactConstraint {
+                    index_a,
+                    index_b,
+                    contact: k,
+                    normal,
+                    friction: rng.range(0.0, 1.0),
+                    restitution,
+                    softness: if index_a == 0 {
+                        ctx.static_softness
+                    } else {
+                        ctx.contact_softness
+                    },
+                    points,
+                    count,
+                    k: [0.0; 3],
+                    normal_mass_block: [0.0; 3],
+                    use_block: false,
+                }
+            })
+            .collect()
+    }
+
+    /// A vector in `-r..r` on the grid of `1 / steps`.
+    fn grid(rng: &mut Rng, r: f32, steps: f32) -> Vec2 {
+        (rng.vec(r) * steps).round() / steps
+    }
+
+    /// The passes of a soft sub-step over the scalar constraints, in the batches' order
+    /// (overflow first, then colour by colour).
+    fn run_scalar(
+        list: &[ContactConstraint],
+        start: &[SolverBody],
+        ctx: &StepContext,
+    ) -> Vec<SolverBody> {
+        let mut graph = ConstraintGraph::default();
+        graph.color(
+            start.len(),
+            list.iter().map(|c| (c.index_a, c.index_b)),
+            |i| start[i].inv_mass == 0.0 && start[i].inv_inertia == 0.0,
+        );
+        let order: Vec<usize> = graph
+            .overflow
+            .iter()
+            .chain(graph.colors.iter().flatten())
+            .map(|&k| k as usize)
+            .collect();
+        let mut list: Vec<ContactConstraint> = order.iter().map(|&k| list[k]).collect();
+        let mut bodies = start.to_vec();
+        for c in &list {
+            warm_start_contact(c, &mut bodies);
+        }
+        for mode in [BiasMode::Soft, BiasMode::Relax] {
+            for c in &mut list {
+                solve_contact(c, &mut bodies, ctx, mode);
+            }
+        }
+        for c in &mut list {
+            restitution_contact(c, &mut bodies, ctx);
+        }
+        bodies
+    }
+
+    fn run_wide(
+        list: &[ContactConstraint],
+        start: &[SolverBody],
+        ctx: &StepContext,
+        four: bool,
+    ) -> Vec<SolverBody> {
+        let mut wide = WideContacts {
+            force_four_lanes: four,
+            ..WideContacts::default()
+        };
+        let pairs: Vec<(u32, u32)> = list
+            .iter()
+            .map(|c| (c.index_a as u32, c.index_b as u32))
+            .collect();
+        let mut bodies = start.to_vec();
+        wide.build(&pairs, &bodies, |k| list[k]);
+        // The overflow through the scalar kernels, first, as `ContactSolver` does.
+        let mut overflow: Vec<ContactConstraint> =
+            wide.overflow().iter().map(|&k| list[k as usize]).collect();
+        for c in &overflow {
+            warm_start_contact(c, &mut bodies);
+        }
+        wide.warm_start(&mut bodies);
+        for (mode, use_bias) in [(BiasMode::Soft, true), (BiasMode::Relax, false)] {
+            for c in &mut overflow {
+                solve_contact(c, &mut bodies, ctx, mode);
+            }
+            wide.solve(&mut bodies, ctx, use_bias);
+        }
+        for c in &mut overflow {
+            restitution_contact(c, &mut bodies, ctx);
+        }
+        wide.apply_restitution(&mut bodies, ctx);
+        bodies
+    }
+
+    /// Scalar, four-lane and (with AVX2) eight-lane contact paths on random constraints:
+    /// four and eight lanes agree bitwise (same operations lane by lane); the scalar kernel
+    /// groups a few sums differently (the separation from `adjusted_separation`, the
+    /// relative velocity), so it agrees within 1e-6 of the largest speed.
+    #[test]
+    fn scalar_four_and_eight_lane_contacts_agree() {
+        let settings = SolverSettings {
+            solver: SolverKind::SoftStep,
+            ..SolverSettings::default()
+        };
+        let ctx = StepContext::new(1.0 / 240.0, &settings);
+        for seed in 1..=20u32 {
+            let mut rng = Rng(seed.wrapping_mul(0x85eb_ca6b) | 1);
+            // Up to three constraints per body: bodies shared across colours.
+            let body_count = 20 + rng.below(60);
+            let mut start = bodies(&mut rng, body_count);
+            for b in &mut start[1..] {
+                b.dp = grid(&mut rng, 0.05, 1024.0);
+                b.dq = Rot::IDENTITY;
+                b.d_angle = 0.0;
+            }
+            let count = 2 + rng.below(3 * body_count);
+            // Every constraint bouncy, or none: a batch with a bouncy lane runs the
+            // restitution pass on all its lanes (with `e = 0` on the others), where the
+            // scalar path skips a constraint without restitution, so mixed batches differ.
+            let restitution = if seed % 2 == 0 { 0.5 } else { 0.0 };
+            let list = constraints(&mut rng, &start, count, restitution, &ctx);
+            let scalar = run_scalar(&list, &start, &ctx);
+            let four = run_wide(&list, &start, &ctx, true);
+            let eight = run_wide(&list, &start, &ctx, false);
+            // Relative to the problem's speeds: a body in dozens of constraints carries the
+            // rounding of each, so a small velocity may differ by more than 1e-6 of itself.
+            let scale = start
+                .iter()
+                .chain(&scalar)
+                .map(|b| b.v.x.abs().max(b.v.y.abs()).max(b.w.abs()))
+                .fold(0.0f32, f32::max);
+            for (k, ((s, f), e)) in scalar.iter().zip(&four).zip(&eight).enumerate() {
+                assert_eq!(
+                    [f.v.x.to_bits(), f.v.y.to_bits(), f.w.to_bits()],
+                    [e.v.x.to_bits(), e.v.y.to_bits(), e.w.to_bits()],
+                    "seed {seed}, body {k}: four vs eight lanes"
+                );
+                for (x, y) in [(s.v.x, f.v.x), (s.v.y, f.v.y), (s.w, f.w)] {
+                    assert!(
+                        (x - y).abs() <= 1e-6 * scale,
+                        "seed {seed}, body {k}: scalar {x} vs wide {y} (scale {scale})"
+                    );
                 }
             }
         }

@@ -1,22 +1,42 @@
 //! The solvers: velocity-level constraint solving over contiguous solver arrays.
 //!
-//! - `body`: `SolverBody`, the velocities and inverse masses the iterations touch.
-//! - `contact`: contact constraints: prepare, warm start, solve (one point at a time or
-//!   the 2x2 block solver), restitution, store impulses.
-//! - `contact_simd`: the soft step's contact solve, four or eight constraints at a time.
-//! - `revolute_simd`: the soft step's free revolute pins, four or eight at a time.
+//! The step and its drivers:
+//! - `step`: `StepSolver`, the solver's scratch buffers and the stages in the order they
+//!   run (build solver bodies, integrate velocities, prepare, warm start, iterate,
+//!   integrate positions, correct joint positions, restitution, store, finalize).
+//! - `classic`: the classic solver's step (Box2D-Lite), as a numbered list of stages.
+//! - `soft_step`: the soft step's step (Box2D v3), as a numbered list of stages.
+//!
+//! The constraint families, each behind one stage interface (prepare, warm start, solve,
+//! restitution, store), owning its scalar and SIMD paths:
+//! - `contact`: `ContactSolver` and the scalar contact kernels: prepare, warm start, solve
+//!   (one point at a time or the 2x2 block solver), restitution, store impulses.
+//! - `contact_simd`: the soft step's contact batches, four or eight constraints at a time.
+//! - `joints`: `JointSolver`: every joint through `Joint`'s one `match`, and the soft step's
+//!   free revolute pins as compact rows.
+//! - `revolute_pin`: the revolute point constraint, one kernel generic over the lane count
+//!   (`f32`, four, eight): a revolute joint's point rows, and the soft step's free pins in
+//!   batches with the one-lane overflow.
+//!
+//! Shared parts:
+//! - `SolverBody` and `StepContext` (this file): what the iterations touch, and the
+//!   per-(sub)step constants.
 //! - `graph`: constraint graph colouring (which constraints may share a SIMD batch).
 //! - `wide`: `F32x4`, the four-lane SIMD word, and the `Wide` trait the batched kernels use.
 //! - `wide8`: `F32x8`, the eight-lane AVX2 word (x86_64, chosen at run time).
 //! - `softness`: the soft-constraint coefficients shared by soft contacts and joints.
 //!
-//! The pipeline itself (the order of stages) is `World::step`, in `world.rs`.
+//! The world calls the drivers from `World::step` (`world.rs`).
 
+pub mod classic;
 pub mod contact;
 pub mod contact_simd;
 pub mod graph;
-pub mod revolute_simd;
+pub mod joints;
+pub mod revolute_pin;
+pub mod soft_step;
 pub mod softness;
+pub mod step;
 pub mod wide;
 #[cfg(target_arch = "x86_64")]
 pub mod wide8;
@@ -109,5 +129,34 @@ impl StepContext {
         } else {
             0.0
         }
+    }
+}
+
+/// Random solver states for the tests that compare a family's scalar and wide paths.
+#[cfg(test)]
+pub(crate) mod test_rng {
+    use super::SolverBody;
+    use crate::physics::math::Rot;
+
+    pub(crate) use crate::physics::collision::dynamic_tree::tests::Rng;
+
+    /// `n` solver bodies after the shared static body 0: moving bodies with random
+    /// velocities, motion and masses; one in eight fixed (kinematic: zero inverse masses).
+    pub fn bodies(rng: &mut Rng, n: usize) -> Vec<SolverBody> {
+        let mut bodies = vec![SolverBody::STATIC];
+        for _ in 0..n {
+            let fixed = rng.below(8) == 0;
+            let angle = rng.range(-0.2, 0.2);
+            bodies.push(SolverBody {
+                v: rng.vec(3.0),
+                w: rng.range(-2.0, 2.0),
+                d_angle: angle,
+                dp: rng.vec(0.05),
+                dq: Rot::from_angle(angle),
+                inv_mass: if fixed { 0.0 } else { rng.range(0.2, 2.0) },
+                inv_inertia: if fixed { 0.0 } else { rng.range(0.5, 6.0) },
+            });
+        }
+        bodies
     }
 }

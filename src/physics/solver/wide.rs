@@ -477,6 +477,95 @@ impl Wide for F32x4 {
     }
 }
 
+/// One lane: a plain `f32`. The scalar overflow of a batched kernel (the constraints the
+/// colouring could not place) runs the same generic code as the wide batches, one
+/// constraint at a time. Masks are all bits set (true) or zero, as in the SIMD words; `min`
+/// and `max` follow SSE's `minps`/`maxps` (`a < b ? a : b`, `a > b ? a : b`).
+impl Wide for f32 {
+    const LANES: usize = 1;
+    const ZERO: f32 = 0.0;
+    type Index = [u32; 1];
+    #[inline(always)]
+    fn index_splat(value: u32) -> [u32; 1] {
+        [value]
+    }
+    #[inline(always)]
+    fn splat(x: f32) -> f32 {
+        x
+    }
+    #[inline(always)]
+    fn min(self, o: f32) -> f32 {
+        if self < o {
+            self
+        } else {
+            o
+        }
+    }
+    #[inline(always)]
+    fn max(self, o: f32) -> f32 {
+        if self > o {
+            self
+        } else {
+            o
+        }
+    }
+    #[inline(always)]
+    fn gt(self, o: f32) -> f32 {
+        mask(self > o)
+    }
+    #[inline(always)]
+    fn le(self, o: f32) -> f32 {
+        mask(self <= o)
+    }
+    #[inline(always)]
+    fn eq(self, o: f32) -> f32 {
+        mask(self == o)
+    }
+    #[inline(always)]
+    fn and(self, o: f32) -> f32 {
+        f32::from_bits(self.to_bits() & o.to_bits())
+    }
+    #[inline(always)]
+    fn select(mask: f32, a: f32, b: f32) -> f32 {
+        if mask.to_bits() != 0 {
+            a
+        } else {
+            b
+        }
+    }
+    #[inline(always)]
+    fn none(self) -> bool {
+        self.to_bits() == 0
+    }
+    #[inline(always)]
+    fn set_lane(&mut self, l: usize, value: f32) {
+        debug_assert_eq!(l, 0);
+        *self = value;
+    }
+    #[inline(always)]
+    fn lane(self, l: usize) -> f32 {
+        debug_assert_eq!(l, 0);
+        self
+    }
+    #[inline(always)]
+    unsafe fn load_rows(row: impl Fn(usize) -> *const f32) -> [f32; 4] {
+        std::ptr::read_unaligned(row(0) as *const [f32; 4])
+    }
+    #[inline(always)]
+    unsafe fn store_rows(columns: [f32; 4], row: impl Fn(usize) -> *mut f32) {
+        let p = row(0);
+        if !p.is_null() {
+            std::ptr::write_unaligned(p as *mut [f32; 4], columns);
+        }
+    }
+}
+
+/// A one-lane mask.
+#[inline(always)]
+fn mask(on: bool) -> f32 {
+    f32::from_bits(if on { u32::MAX } else { 0 })
+}
+
 /// A 2D vector of `W::LANES` lanes.
 #[derive(Clone, Copy, Debug)]
 pub struct Vec2W<W> {

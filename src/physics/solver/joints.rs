@@ -1,0 +1,196 @@
+//! The joint family behind the step's stage interface: prepare, warm start, solve (with or
+//! without bias), position correction and storing the saved state.
+//!
+//! In the soft step the free revolute pins leave their `Joint` for compact rows
+//! (`RevoluteRow`, packed into `Pins`): the rows the colouring places are solved four or
+//! eight at a time, the rest one by one first, all by the one point kernel of
+//! `revolute_pin.rs`. Every other joint, and every joint of the
+//! classic solver, is solved through `Joint`, whose one `match` dispatches to the joint's
+//! file. The world calls each stage once and never sees the split.
+
+use super::revolute_pin::Pins;
+use super::{Softness, SolverBody, StepContext};
+use crate::physics::body::Body;
+use crate::physics::handle::Arena;
+use crate::physics::joint::revolute::RevoluteRow;
+use crate::physics::joint::{Joint, JointKind};
+use crate::physics::math::Vec2;
+use crate::physics::settings::{
+    SolverKind, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION,
+};
+
+/// The joints of one step, laid out for the solver. Buffers are reused.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct JointSolver {
+    /// Slots of the joints with an awake body.
+    active: Vec<usize>,
+    /// Soft step: the free revolute pins' rows, as prepared.
+    revolute_rows: Vec<RevoluteRow>,
+    /// Soft step: the free pins, coloured into batches (and the overflow).
+    pub(crate) pins: Pins,
+    /// Slots of the joints solved through `Joint` (classic: every active joint).
+    scalar: Vec<usize>,
+    velocity_scratch: Vec<(Vec2, f32)>,
+    joint_scratch: Vec<JointKind>,
+}
+
+impl JointSolver {
+    /// Prepare every joint with an awake body; soft step: free pins go to the compact rows.
+    pub(crate) fn prepare(
+        &mut self,
+        joints: &mut Arena<Joint>,
+        bodies: &Arena<Body>,
+        solver_bodies: &[SolverBody],
+        ctx: &StepContext,
+    ) {
+        self.active.clear();
+        let capacity = joints.capacity();
+        for i in 0..capacity {
+            let Some(handle) = joints.handle_at(i) else {
+                continue;
+            };
+            let (a, b) = {
+                let j = joints.get(handle).expect("live");
+                (j.body_a, j.body_b)
+            };
+            let body_a = bodies.get(a).expect("joint's body");
+            let body_b = bodies.get(b).expect("joint's body");
+            if !body_a.awake && !body_b.awake {
+                continue;
+            }
+            let joint = joints.at_mut(i);
+            joint.index_a = if body_a.awake { body_a.solver_index } else { 0 };
+            joint.index_b = if body_b.awake { body_b.solver_index } else { 0 };
+            joint.prepare(body_a, body_b, ctx);
+            self.active.push(i);
+        }
+        self.revolute_rows.clear();
+        self.scalar.clear();
+        let soft = ctx.settings.solver == SolverKind::SoftStep;
+        for &i in &self.active {
+            let row = if soft {
+                joints.at(i).revolute_row(i)
+            } else {
+                None
+            };
+            match row {
+                Some(row) => self.revolute_rows.push(row),
+                None => self.scalar.push(i),
+            }
+        }
+        self.pins.build(&self.revolute_rows, solver_bodies);
+    }
+
+    /// Warm start: the rows when warm starting is on; each other joint decides itself.
+    pub(crate) fn warm_start(
+        &self,
+        joints: &mut Arena<Joint>,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+    ) {
+        if ctx.warm_starting() {
+            self.pins.warm_start(bodies);
+        }
+        for &j in &self.scalar {
+            joints.at_mut(j).warm_start(bodies, ctx);
+        }
+    }
+
+    /// One pass over the joints. Classic rigid joint rows carry no bias here: their position
+    /// error is removed by `correct_positions`.
+    pub(crate) fn solve(
+        &mut self,
+        joints: &mut Arena<Joint>,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        use_bias: bool,
+    ) {
+        let row_softness = if use_bias {
+            ctx.joint_softness
+        } else {
+            Softness::RIGID
+        };
+        self.pins.solve(bodies, row_softness);
+        for &j in &self.scalar {
+            joints.at_mut(j).solve(bodies, ctx, use_bias);
+        }
+    }
+
+    /// Classic: joint position correction by non-linear Gauss-Seidel (Box2D v2).
+    ///
+    /// Baumgarte bias inside the velocity iterations is unstable on stiff joint chains (a
+    /// welded cantilever of five boxes diverges at 10 iterations: unconverged bias velocity
+    /// becomes momentum). Instead each joint's position rows are solved on pseudo-velocities
+    /// that start at zero, with target `-JOINT_POSITION_FRACTION * C / h`; the bodies move by
+    /// `h` times the pseudo-velocity (clamped to `MAX_LINEAR_CORRECTION` and
+    /// `MAX_ANGULAR_CORRECTION`) right after each joint, so the next joint sees the corrected
+    /// error.
+    /// The velocity solution and the accumulated impulses are kept untouched.
+    pub(crate) fn correct_positions(
+        &mut self,
+        joints: &mut Arena<Joint>,
+        bodies: &Arena<Body>,
+        solver_bodies: &mut [SolverBody],
+        ctx: &StepContext,
+    ) {
+        if !ctx.settings.position_correction || self.active.is_empty() {
+            return;
+        }
+        let h = ctx.dt;
+        self.velocity_scratch.clear();
+        self.velocity_scratch
+            .extend(solver_bodies.iter().map(|b| (b.v, b.w)));
+        self.joint_scratch.clear();
+        for &j in &self.active {
+            self.joint_scratch.push(joints.at(j).kind.clone());
+        }
+        let mut pass = *ctx;
+        pass.position_pass = true;
+        pass.settings.warm_starting = false; // prepare zeroes the throwaway impulses
+        for &j in &self.active {
+            let (a, b) = {
+                let joint = joints.at(j);
+                (joint.body_a.index(), joint.body_b.index())
+            };
+            let joint = joints.at_mut(j);
+            joint.prepare(bodies.at(a), bodies.at(b), &pass);
+        }
+        for sb in solver_bodies.iter_mut() {
+            sb.v = Vec2::ZERO;
+            sb.w = 0.0;
+        }
+        for _ in 0..JOINT_POSITION_ITERATIONS {
+            for &j in &self.active {
+                let joint = joints.at_mut(j);
+                joint.solve(solver_bodies, &pass, true);
+                for k in [joint.index_a, joint.index_b] {
+                    if k != 0 {
+                        let sb = &mut solver_bodies[k];
+                        let dp = (h * sb.v).clamp_length_max(MAX_LINEAR_CORRECTION);
+                        let da = (h * sb.w).clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
+                        sb.dp += dp;
+                        sb.d_angle += da;
+                        sb.dq = sb.dq.integrate(da);
+                        sb.v = Vec2::ZERO;
+                        sb.w = 0.0;
+                    }
+                }
+            }
+        }
+        for (sb, &(v, w)) in solver_bodies.iter_mut().zip(&self.velocity_scratch) {
+            sb.v = v;
+            sb.w = w;
+        }
+        for (k, &j) in self.active.iter().enumerate() {
+            joints.at_mut(j).kind = self.joint_scratch[k].clone();
+        }
+    }
+
+    /// Joints keep their accumulated impulses in themselves, except the soft step's compact
+    /// revolute rows, which hand theirs back here.
+    pub(crate) fn store_state(&self, joints: &mut Arena<Joint>) {
+        self.pins.for_each_impulse(|slot, impulse| {
+            joints.at_mut(slot).store_row_impulse(impulse);
+        });
+    }
+}
