@@ -23,6 +23,10 @@
 /// Colours before overflow (Box2D v3 uses 24). A pyramid needs about 6.
 pub const COLOR_COUNT: usize = 24;
 
+/// Colours open to constraints between two moving bodies; the last four are kept for
+/// constraints against fixed bodies (Box2D v3's `B2_DYNAMIC_COLOR_COUNT`).
+pub const DYNAMIC_COLOR_COUNT: usize = COLOR_COUNT - 4;
+
 /// The colouring of one step. Buffers are reused from step to step.
 #[derive(Clone, Debug, Default)]
 pub struct ConstraintGraph {
@@ -61,7 +65,18 @@ impl ConstraintGraph {
             let (word_a, bit_a) = (a / 64, 1u64 << (a % 64));
             let (word_b, bit_b) = (b / 64, 1u64 << (b % 64));
             let mut placed = false;
-            for (set, list) in self.body_sets.iter_mut().zip(&mut self.colors) {
+            // Box2D v3's priority: constraints between two moving bodies take the first free
+            // colour among the first `DYNAMIC_COLOR_COUNT`; a constraint against a fixed body
+            // takes the last free colour, searching down to colour 1. So the supports are
+            // solved after the loads they carry in every Gauss-Seidel pass and have the last
+            // word: a light body under a heavy one is not pushed through its support.
+            let order: &mut dyn Iterator<Item = usize> = if fixed_a || fixed_b {
+                &mut (1..COLOR_COUNT).rev()
+            } else {
+                &mut (0..DYNAMIC_COLOR_COUNT)
+            };
+            for c in order {
+                let (set, list) = (&mut self.body_sets[c], &mut self.colors[c]);
                 let taken_a = !fixed_a && set[word_a] & bit_a != 0;
                 let taken_b = !fixed_b && set[word_b] & bit_b != 0;
                 if taken_a || taken_b {
@@ -108,7 +123,23 @@ mod tests {
             }
         }
         assert_eq!(graph.colors[0], vec![0, 2]);
-        assert_eq!(graph.colors[1], vec![1, 3, 6]);
+        assert_eq!(graph.colors[1], vec![1]);
+        assert_eq!(graph.colors[COLOR_COUNT - 1], vec![3, 4, 5, 6]);
+    }
+
+    /// Regression (high mass ratio 3): a light triangle under a 400 kg box was pushed
+    /// through the ground and knocked over because its ground contact took colour 0 and was
+    /// solved before the box-triangle contact in every pass. Box2D v3 colours constraints
+    /// against fixed bodies from the last colour down, so the support has the last word.
+    #[test]
+    fn constraints_on_fixed_bodies_are_solved_after_the_loads_they_carry() {
+        // Body 1 carries body 2 and stands on the static body 0; listed support first.
+        let pairs = [(0, 1), (1, 2)];
+        let mut graph = ConstraintGraph::default();
+        graph.color(3, pairs.iter().copied(), |i| i == 0);
+        let colour_of = |k: u32| graph.colors.iter().position(|c| c.contains(&k)).unwrap();
+        assert_eq!(colour_of(1), 0, "the load in the first colour");
+        assert_eq!(colour_of(0), COLOR_COUNT - 1, "the support in the last colour");
     }
 
     #[test]
@@ -116,6 +147,8 @@ mod tests {
         let pairs: Vec<(usize, usize)> = (0..COLOR_COUNT + 3).map(|k| (1, k + 2)).collect();
         let mut graph = ConstraintGraph::default();
         graph.color(COLOR_COUNT + 5, pairs.iter().copied(), |i| i == 0);
-        assert_eq!(graph.overflow, vec![24, 25, 26]);
+        // Moving pairs use the first DYNAMIC_COLOR_COUNT colours only.
+        let expected: Vec<u32> = (DYNAMIC_COLOR_COUNT as u32..COLOR_COUNT as u32 + 3).collect();
+        assert_eq!(graph.overflow, expected);
     }
 }
