@@ -139,7 +139,11 @@ mod tests {
         graph.color(3, pairs.iter().copied(), |i| i == 0);
         let colour_of = |k: u32| graph.colors.iter().position(|c| c.contains(&k)).unwrap();
         assert_eq!(colour_of(1), 0, "the load in the first colour");
-        assert_eq!(colour_of(0), COLOR_COUNT - 1, "the support in the last colour");
+        assert_eq!(
+            colour_of(0),
+            COLOR_COUNT - 1,
+            "the support in the last colour"
+        );
     }
 
     #[test]
