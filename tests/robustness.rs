@@ -501,3 +501,37 @@ fn joint_anchors_far_from_their_bodies_are_refused() {
     assert!(errors.contains("within 50 m"), "{errors}");
     assert_eq!(limits::MAX_JOINT_ARM, 50.0);
 }
+
+/// Speeds above ~1.8e19 m/s overflowed `v . v` to infinity in `integrate_positions`, so the
+/// cap's scale `MAX_TRANSLATION_SPEED / inf` was 0 and the body stopped dead instead of
+/// moving at the 400 m/s cap. The cap is computed without overflow and keeps the direction.
+#[test]
+fn speeds_above_1e19_are_capped_not_zeroed() {
+    let mut world = World::new(SolverSettings {
+        gravity: Vec2::ZERO,
+        ..SolverSettings::default()
+    });
+    let b = world.create_body(&BodyDef::dynamic(Vec2::ZERO)).unwrap();
+    // The lightest body in range: a 5 mm circle of density 1e-3, so that impulses in range
+    // reach 1e20 m/s (setters refuse speeds past 1e18).
+    world
+        .create_shape(
+            b,
+            &ShapeDef::new(Geometry::Circle(
+                Circle::new(Vec2::ZERO, limits::MIN_SIZE).unwrap(),
+            ))
+            .density(limits::MIN_DENSITY),
+        )
+        .unwrap();
+    let dir = Vec2::new(0.6, -0.8);
+    while world.body(b).unwrap().linear_velocity().length() < 1e20 {
+        world
+            .apply_linear_impulse(b, 1e10 * dir, Vec2::ZERO)
+            .unwrap();
+    }
+    world.step(1.0 / 60.0);
+    let v = world.body(b).unwrap().linear_velocity();
+    let cap = settings::MAX_TRANSLATION_SPEED;
+    assert!((v.length() - cap).abs() <= 1e-3 * cap, "{v:?}");
+    assert!((v / v.length() - dir).length() <= 1e-3, "{v:?}");
+}

@@ -151,7 +151,15 @@ impl StepSolver {
         for sb in self.bodies.iter_mut().skip(1) {
             let v2 = sb.v.length_squared();
             if v2 > max_v2 {
-                sb.v *= MAX_TRANSLATION_SPEED / v2.sqrt();
+                if v2.is_finite() {
+                    sb.v *= MAX_TRANSLATION_SPEED / v2.sqrt();
+                } else if sb.v.is_finite() {
+                    // `v . v` overflowed f32 (speeds above ~1.8e19 m/s): scale by the largest
+                    // component first, so the cap keeps the direction instead of giving
+                    // `MAX / inf = 0`.
+                    let u = sb.v / sb.v.abs().max_element();
+                    sb.v = u * (MAX_TRANSLATION_SPEED / u.length());
+                }
             }
             if !sb.v.is_finite() {
                 sb.v = Vec2::ZERO;
