@@ -535,3 +535,35 @@ fn speeds_above_1e19_are_capped_not_zeroed() {
     assert!((v.length() - cap).abs() <= 1e-3 * cap, "{v:?}");
     assert!((v / v.length() - dir).length() <= 1e-3, "{v:?}");
 }
+
+/// `World::create_joint` took anchors at any distance from the bodies (only the scene loader
+/// checked them), so a joint made through the API could carry arms that overflow the solver
+/// and an export that did not load. The core refuses anchors past `MAX_JOINT_ARM`, naming
+/// the field, the distance and the limit, and does not panic.
+#[test]
+fn api_joint_anchors_far_from_their_bodies_are_refused() {
+    let mut world = World::new(SolverSettings::default());
+    let a = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+    let b = world
+        .create_body(&BodyDef::dynamic(Vec2::new(1.0, 0.0)))
+        .unwrap();
+    world
+        .create_shape(
+            b,
+            &ShapeDef::new(Geometry::Circle(Circle::new(Vec2::ZERO, 0.5).unwrap())),
+        )
+        .unwrap();
+    let far = JointDef::new(a, b, RevoluteJointDef::new(Vec2::new(0.0, 60.0)));
+    let err = world.create_joint(&far).unwrap_err();
+    assert_eq!(err.field, "anchor", "{err}");
+    assert!(err.message.contains("from body_a's origin"), "{err}");
+    assert!(err.message.contains("within 50 m"), "{err}");
+    assert_eq!(world.joint_count(), 0);
+    let near = JointDef::new(a, b, RevoluteJointDef::new(Vec2::new(0.0, 40.0)));
+    world.create_joint(&near).expect("40 m is within the limit");
+    for _ in 0..10 {
+        world.step(1.0 / 60.0);
+    }
+    assert!(world.body(b).unwrap().position().is_finite());
+    export_loads(&world);
+}

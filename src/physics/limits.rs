@@ -41,8 +41,8 @@
 //!
 //! Arms: every point of a shape lies within [`MAX_ARM`] (1e3 m) of its body's origin
 //! (`ShapeDef::validate`), and a joint's anchors within [`MAX_JOINT_ARM`] (50 m) of the
-//! origins of the bodies they join (checked by the scene loader; the core's `Joint::new`
-//! should check the same, see the report of issue 15).
+//! origins of the bodies they join (checked by `World::create_joint` and the scene loader;
+//! an export's joints are exempt, their bodies may have moved apart since).
 //!
 //! Counts: a scene may make at most [`MAX_BODIES`] bodies, [`MAX_SHAPES`] shapes,
 //! [`MAX_JOINTS`] joints, and [`MAX_SHAPES_PER_BODY`] shapes on one body, generators

@@ -351,8 +351,20 @@ impl World {
         Ok(())
     }
 
-    /// Join two bodies. Contacts between them go away unless `collide_connected`.
+    /// Join two bodies. Contacts between them go away unless `collide_connected`. Anchors
+    /// farther than [`super::limits::MAX_JOINT_ARM`] from the body they are on are refused.
     pub fn create_joint(&mut self, def: &JointDef) -> PhysicsResult<JointHandle> {
+        self.make_joint(def, true)
+    }
+
+    /// A joint of an export: its bodies may have moved apart since it was made (a
+    /// prismatic joint's slide), so its world anchors are not checked against their origins;
+    /// the exact local anchors come back from the state section, which the loader checks.
+    pub(crate) fn create_joint_to_restore(&mut self, def: &JointDef) -> PhysicsResult<JointHandle> {
+        self.make_joint(def, false)
+    }
+
+    fn make_joint(&mut self, def: &JointDef, check_arms: bool) -> PhysicsResult<JointHandle> {
         if def.body_a == def.body_b {
             return Err(PhysicsError::new(
                 "body_b",
@@ -367,6 +379,9 @@ impl World {
             .bodies
             .get(def.body_b)
             .ok_or_else(|| PhysicsError::new("body_b", "no such body"))?;
+        if check_arms {
+            super::joint::check_arms(def, body_a, body_b)?;
+        }
         let joint = Joint::new(def, body_a, body_b)?;
         let handle = self.joints.insert(joint);
         self.bodies

@@ -760,7 +760,12 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
             name: joint.name.clone(),
             kind: joint.kind,
         };
-        match world.create_joint(&def) {
+        let made = if exported {
+            world.create_joint_to_restore(&def)
+        } else {
+            world.create_joint(&def)
+        };
+        match made {
             Ok(h) => joint_handles.push(h),
             Err(e) => {
                 report.push(joint_label(i, &joint.name), e.to_string());

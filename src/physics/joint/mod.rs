@@ -65,6 +65,7 @@ pub use wheel::{WheelJoint, WheelJointDef};
 use super::body::Body;
 use super::debug_draw::{DebugDraw, DrawFlags};
 use super::error::{PhysicsError, PhysicsResult};
+use super::limits;
 use super::math::Vec2;
 use super::solver::{SolverBody, StepContext};
 use super::BodyHandle;
@@ -204,6 +205,65 @@ macro_rules! each {
             JointKind::Mouse($j) => $body,
         }
     };
+}
+
+/// `Ok` when every anchor of `def` lies within [`limits::MAX_JOINT_ARM`] of the origin of
+/// the body it is on, as the scene loader checks a file's joints: longer arms make the
+/// solver's effective masses overflow (NaN at 100 m). Non-finite anchors are left to the
+/// definitions' own checks.
+pub(crate) fn check_arms(def: &JointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<()> {
+    let (a, b) = (body_a.position(), body_b.position());
+    let arms: [(&'static str, Vec2, &str, Vec2); 2] = match &def.kind {
+        JointDefKind::Revolute(d) => [
+            ("anchor", d.anchor, "body_a", a),
+            ("anchor", d.anchor, "body_b", b),
+        ],
+        JointDefKind::Prismatic(d) => [
+            ("anchor", d.anchor, "body_a", a),
+            ("anchor", d.anchor, "body_b", b),
+        ],
+        JointDefKind::Wheel(d) => [
+            ("anchor", d.anchor, "body_a", a),
+            ("anchor", d.anchor, "body_b", b),
+        ],
+        JointDefKind::Weld(d) => [
+            ("anchor", d.anchor, "body_a", a),
+            ("anchor", d.anchor, "body_b", b),
+        ],
+        JointDefKind::Friction(d) => [
+            ("anchor", d.anchor, "body_a", a),
+            ("anchor", d.anchor, "body_b", b),
+        ],
+        JointDefKind::Pulley(d) => [
+            ("anchor_a", d.anchor_a, "body_a", a),
+            ("anchor_b", d.anchor_b, "body_b", b),
+        ],
+        JointDefKind::Distance(d) => [
+            ("anchor_a", d.anchor_a, "body_a", a),
+            ("anchor_b", d.anchor_b, "body_b", b),
+        ],
+        JointDefKind::Mouse(d) => [
+            ("target", d.target, "body_b", b),
+            ("target", d.target, "body_b", b),
+        ],
+        JointDefKind::Angle(_) | JointDefKind::Motor(_) => return Ok(()),
+    };
+    for (field, point, body, origin) in arms {
+        let d = point.distance(origin);
+        if d.is_finite() && d > limits::MAX_JOINT_ARM {
+            return Err(PhysicsError::new(
+                field,
+                format!(
+                    "is {} m from {body}'s origin; a joint's anchors lie within {} m of the \
+                     bodies they join (longer arms make the solver's effective masses \
+                     overflow: NaN at 100 m)",
+                    limits::number(d),
+                    limits::number(limits::MAX_JOINT_ARM)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Joint {
