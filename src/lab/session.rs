@@ -2,6 +2,7 @@
 //! the initial world plus a list of inputs, which is what makes rewind exact.
 
 use crate::physics::joint::{JointDef, JointKind, MouseJointDef};
+use crate::physics::limits;
 use crate::physics::{
     BodyDef, BodyHandle, BodyKind, Geometry, JointHandle, Polygon, ShapeDef, SolverSettings, Vec2,
     World,
@@ -168,7 +169,9 @@ impl Session {
             target: point,
             hertz: MOUSE_HERTZ,
             damping_ratio: MOUSE_DAMPING_RATIO,
-            max_force: MOUSE_FORCE_PER_WEIGHT * weight,
+            // Past about 1e8 kg, 1000 weights exceed the force range and the joint was
+            // refused: the strongest pull in range instead.
+            max_force: (MOUSE_FORCE_PER_WEIGHT * weight).min(limits::FORCE.max),
         };
         match self.world.create_joint(&JointDef::new(anchor, body, def)) {
             Ok(joint) => {
@@ -276,6 +279,30 @@ mod tests {
             (y - 0.5).abs() < 0.02,
             "released box falls back to the ground: {y}"
         );
+    }
+
+    /// The mouse joint's `max_force` of 1000 weights exceeded the 1e12 N force range for
+    /// bodies over about 1e8 kg, so grabbing them failed. It is capped at the range's maximum.
+    #[test]
+    fn grabbing_a_body_of_1e9_kg_succeeds() {
+        let mut world = fixtures::ground();
+        let b = world
+            .create_body(&BodyDef::dynamic(Vec2::new(0.0, 60.0)))
+            .unwrap();
+        // 100 m x 100 m at the largest density, 1e5 kg/m^2: 1e9 kg.
+        let square = Geometry::Polygon(Polygon::new_box(50.0, 50.0).unwrap());
+        world
+            .create_shape(b, &ShapeDef::new(square).density(limits::DENSITY.max))
+            .unwrap();
+        assert!((world.body(b).unwrap().mass() - 1e9).abs() < 1e3);
+        let mut session = Session::new("test", world);
+        assert!(session.apply(&Input::Grab(Vec2::new(1.0, 61.0))));
+        assert_eq!(session.grab().unwrap().body, b);
+        session.apply(&Input::Drag(Vec2::new(1.0, 70.0)));
+        for _ in 0..10 {
+            session.step();
+        }
+        assert!(session.world.body(b).unwrap().position().is_finite());
     }
 
     #[test]
