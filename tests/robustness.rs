@@ -567,3 +567,47 @@ fn api_joint_anchors_far_from_their_bodies_are_refused() {
     assert!(world.body(b).unwrap().position().is_finite());
     export_loads(&world);
 }
+
+/// `World::apply_force` and `apply_torque` summed without bound across calls: each call is in
+/// the ±1e12 range, but a million of them summed past it. The sums are held in the range, so
+/// a million pushes of 1e12 N move a body as one does, and the state stays finite.
+#[test]
+fn forces_applied_a_million_times_stay_in_the_force_range() {
+    let world_with = |calls: usize| {
+        let mut world = World::new(SolverSettings {
+            gravity: Vec2::ZERO,
+            ..SolverSettings::default()
+        });
+        let b = world.create_body(&BodyDef::dynamic(Vec2::ZERO)).unwrap();
+        // 100 m x 100 m at 1e5 kg/m^2: 1e9 kg, so that 1e12 N for one step stays under the
+        // speed cap and the two worlds can be compared.
+        world
+            .create_shape(
+                b,
+                &ShapeDef::new(Geometry::Polygon(Polygon::new_box(50.0, 50.0).unwrap()))
+                    .density(limits::DENSITY.max),
+            )
+            .unwrap();
+        for _ in 0..calls {
+            world
+                .apply_force(b, Vec2::new(limits::FORCE.max, 0.0), Vec2::new(0.0, 1.0))
+                .unwrap();
+            world.apply_torque(b, limits::TORQUE.max).unwrap();
+        }
+        world.step(1.0 / 60.0);
+        let body = world.body(b).unwrap();
+        (
+            body.linear_velocity(),
+            body.angular_velocity(),
+            body.position(),
+        )
+    };
+    let (v, w, p) = world_with(1_000_000);
+    assert!(
+        v.is_finite() && w.is_finite() && p.is_finite(),
+        "{v:?} {w} {p:?}"
+    );
+    assert_eq!((v, w, p), world_with(1));
+    // 1e12 N on 1e9 kg for 1/60 s: 16.7 m/s.
+    assert!((v.x - 1e3 / 60.0).abs() < 0.01, "{v:?}");
+}

@@ -16,6 +16,7 @@ use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
 use super::island::Islands;
 use super::joint::{Joint, JointDef};
+use super::limits;
 use super::math::{Aabb, Vec2};
 use super::settings::{SolverKind, SolverSettings};
 use super::shape::{Shape, ShapeDef};
@@ -567,7 +568,8 @@ impl World {
         Ok(())
     }
 
-    /// Add a force (N) at a world point for the next step.
+    /// Add a force (N) at a world point for the next step. The step's sum of forces (and
+    /// of their torques) is held inside the force (torque) range, ±1e12.
     pub fn apply_force(
         &mut self,
         handle: BodyHandle,
@@ -580,20 +582,26 @@ impl World {
         if b.kind != BodyKind::Dynamic {
             return Ok(());
         }
-        b.force += force;
-        b.torque += super::math::cross(point - b.center, force);
+        // The sums stay in the force and torque ranges: a million calls in range summed past
+        // them (a no-op for sums inside, which are unchanged).
+        b.force = (b.force + force).clamp(
+            Vec2::splat(limits::FORCE.min),
+            Vec2::splat(limits::FORCE.max),
+        );
+        b.torque = (b.torque + super::math::cross(point - b.center, force))
+            .clamp(limits::TORQUE.min, limits::TORQUE.max);
         self.wake_body(handle);
         Ok(())
     }
 
-    /// Add a torque (N m) for the next step.
+    /// Add a torque (N m) for the next step. The step's sum is held inside ±1e12 N m.
     pub fn apply_torque(&mut self, handle: BodyHandle, torque: f32) -> PhysicsResult<()> {
         check_finite("torque", torque)?;
         let b = self.body_mut(handle)?;
         if b.kind != BodyKind::Dynamic {
             return Ok(());
         }
-        b.torque += torque;
+        b.torque = (b.torque + torque).clamp(limits::TORQUE.min, limits::TORQUE.max);
         self.wake_body(handle);
         Ok(())
     }
