@@ -1461,8 +1461,10 @@ fn corpus_replays_clean() {
 fn open_failures_replay_clean() {
     let dir = corpus_dir().join("open");
     let mut counts = Counts::default();
+    // The folder is absent while nothing is open (git keeps no empty folder).
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/fuzz_corpus/open")
+        .into_iter()
+        .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "ron"))
         .collect();

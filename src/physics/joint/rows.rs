@@ -23,6 +23,7 @@
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
+use crate::physics::limits;
 use crate::physics::math::{cross, cross_sv, Vec2};
 use crate::physics::settings::{SolverKind, JOINT_POSITION_FRACTION};
 use crate::physics::solver::{Softness, SolverBody, StepContext};
@@ -123,7 +124,15 @@ impl Limit {
         let (bias, s) = limit_bias(ctx, use_bias, c);
         let impulse = -s.mass_scale * mass * (c_dot + bias) - s.impulse_scale * *accumulated;
         let accumulate = ctx.settings.accumulate_impulses;
-        clamp_increment(accumulated, impulse, 0.0, f32::INFINITY, accumulate)
+        // Held inside the accumulated-impulse range the loader accepts (a saved 1e30 grew one
+        // rounding step past it and its export no longer loaded); with accumulation off the
+        // kept sum of increments too. Values inside the range are unchanged.
+        let max = limits::ACCUMULATED_IMPULSE.max;
+        let inc = clamp_increment(accumulated, impulse, 0.0, max, accumulate);
+        if *accumulated > max {
+            *accumulated = max;
+        }
+        inc
     }
 
     /// Both rows on a slide's translation `x` along `row` (prismatic and wheel joints):
