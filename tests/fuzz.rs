@@ -1034,17 +1034,64 @@ fn random_scene(seed: u64) -> SceneFile {
     let generators = (0..n_generators)
         .map(|_| random_generator(&mut g, 0))
         .collect();
+    let settings = random_settings(&mut g);
+    let verdict = g.chance(0.33).then(|| random_verdict(&mut g));
     SceneFile {
         name: "fuzz".into(),
         category: "Fuzz".into(),
         description: String::new(),
         camera: CameraFile::default(),
-        settings: random_settings(&mut g),
+        settings,
         bodies,
         joints,
         generators,
-        verdict: None,
+        verdict,
         state: None,
+    }
+}
+
+/// A hard scene's verdict (a third of the scenes), its numbers often extreme whatever the
+/// scene's own rate of extremes, so that the verdict's checks are fuzzed too.
+fn random_verdict(g: &mut Gen) -> VerdictFile {
+    let n = |g: &mut Gen| {
+        if g.chance(0.2) {
+            *g.pick(EXTREMES)
+        } else {
+            g.0.range(0.001, 2.0)
+        }
+    };
+    let criterion = match g.below(8) {
+        0 => Criterion::TopStays {
+            max_drop: n(g),
+            max_shift: n(g),
+        },
+        1 => Criterion::TopDropsAndRests {
+            max_drop: n(g),
+            rest_speed: n(g),
+        },
+        2 => Criterion::HeavyHeld {
+            max_overlap: n(g),
+            max_light_turn: g.chance(0.5).then(|| n(g)),
+        },
+        3 => Criterion::GentleRecovery {
+            max_speed: n(g),
+            max_overlap: n(g),
+        },
+        4 => Criterion::Settles {
+            margin: n(g),
+            rest_speed: n(g),
+        },
+        5 => Criterion::JointGapThroughout { max_gap: n(g) },
+        6 => Criterion::JointGapAtEnd { max_gap: n(g) },
+        _ => Criterion::Stands { max_move: n(g) },
+    };
+    VerdictFile {
+        label: g.pick(&["fuzz", "", " ", "a\nb", "\u{1b}[31m"]).to_string(),
+        criterion,
+        soft_substeps: *g.pick(&[4, 4, 1, 64, 0, 65, u32::MAX]),
+        pyramid_base: g
+            .chance(0.3)
+            .then(|| *g.pick(&[1, 20, 100, 0, 1000, 200_001, u32::MAX])),
     }
 }
 
