@@ -17,6 +17,7 @@ use super::collision::broad_phase::BroadPhase;
 use super::collision::{self, Manifold, ManifoldPoint};
 use super::handle::Arena;
 use super::joint::Joint;
+use super::limits;
 use super::math::{Aabb, Rot, Transform, Vec2};
 use super::settings::{SolverKind, SolverSettings};
 use super::settings::{
@@ -317,12 +318,33 @@ pub(crate) fn move_proxies(
             let xf_ahead =
                 *ahead.get_or_insert_with(|| b.transform_after(FAT_BOX_PREDICTION_STEPS * h));
             let predicted = shape.geometry.aabb(&xf_ahead);
-            shape.fat_aabb = swept
-                .union(&predicted.extended(SPECULATIVE_DISTANCE))
-                .extended(shape.margin);
+            shape.fat_aabb = in_saved_range(
+                swept
+                    .union(&predicted.extended(SPECULATIVE_DISTANCE))
+                    .extended(shape.margin),
+            );
             broad_phase.enlarge_proxy(shape.proxy, shape.fat_aabb);
         }
     }
+}
+
+/// A fat box held inside the saved-state range (±1e18 m) that an export's proxy boxes are
+/// loaded in: a speed pumped past the cap after the solve swept boxes out to 1e21 m and the
+/// export no longer loaded. Shapes lie inside that range, so the box still holds its shape;
+/// boxes inside it (every ordinary one) and non-finite numbers are unchanged.
+fn in_saved_range(fat: Aabb) -> Aabb {
+    let max = limits::SAVED_STATE.max;
+    let bound = |v: f32| {
+        if v > max {
+            max
+        } else if v < -max {
+            -max
+        } else {
+            v
+        }
+    };
+    let clamp = |p: Vec2| Vec2::new(bound(p.x), bound(p.y));
+    Aabb::new(clamp(fat.min), clamp(fat.max))
 }
 
 /// Farthest the two surfaces can close in one step, plus the base speculative distance,
