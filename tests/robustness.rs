@@ -35,6 +35,22 @@ fn export_loads(world: &World) -> scene::Scene {
     load(&text).unwrap_or_else(|e| panic!("the export does not load: {e}\n{text}"))
 }
 
+/// A world with a fixed body at the origin and a dynamic 0.5 m ball at `(x, 0)`.
+fn fixed_and_ball(x: f32) -> (World, BodyHandle, BodyHandle) {
+    let mut world = World::new(SolverSettings::default());
+    let a = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+    let b = world
+        .create_body(&BodyDef::dynamic(Vec2::new(x, 0.0)))
+        .unwrap();
+    world
+        .create_shape(
+            b,
+            &ShapeDef::new(Geometry::Circle(Circle::new(Vec2::ZERO, 0.5).unwrap())),
+        )
+        .unwrap();
+    (world, a, b)
+}
+
 fn one_body(body: &str) -> String {
     format!("Scene(bodies: [{body}])")
 }
@@ -412,17 +428,7 @@ fn worlds_built_through_the_api_export_and_load() {
 /// length in range now, and the state stays finite.
 #[test]
 fn distance_limit_without_maximum_stays_finite() {
-    let mut world = World::new(SolverSettings::default());
-    let a = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
-    let b = world
-        .create_body(&BodyDef::dynamic(Vec2::new(3.0, 0.0)))
-        .unwrap();
-    world
-        .create_shape(
-            b,
-            &ShapeDef::new(Geometry::Circle(Circle::new(Vec2::ZERO, 0.5).unwrap())),
-        )
-        .unwrap();
+    let (mut world, a, b) = fixed_and_ball(3.0);
     let def = DistanceJointDef {
         anchor_a: Vec2::ZERO,
         anchor_b: Vec2::new(3.0, 0.0),
@@ -542,17 +548,7 @@ fn speeds_above_1e19_are_capped_not_zeroed() {
 /// the field, the distance and the limit, and does not panic.
 #[test]
 fn api_joint_anchors_far_from_their_bodies_are_refused() {
-    let mut world = World::new(SolverSettings::default());
-    let a = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
-    let b = world
-        .create_body(&BodyDef::dynamic(Vec2::new(1.0, 0.0)))
-        .unwrap();
-    world
-        .create_shape(
-            b,
-            &ShapeDef::new(Geometry::Circle(Circle::new(Vec2::ZERO, 0.5).unwrap())),
-        )
-        .unwrap();
+    let (mut world, a, b) = fixed_and_ball(1.0);
     let far = JointDef::new(a, b, RevoluteJointDef::new(Vec2::new(0.0, 60.0)));
     let err = world.create_joint(&far).unwrap_err();
     assert_eq!(err.field, "anchor", "{err}");
