@@ -156,8 +156,8 @@ pub fn load(scene: &HardScene, config: &Configuration, dir: &Path) -> Result<Wor
     let mut file = scene::parse(&text, &file_name).map_err(|e| e.to_string())?;
     if let Some(base) = scene.pyramid_base {
         for generator in &mut file.generators {
-            if let Generator::Pyramid { base: b, .. } = generator {
-                *b = base;
+            if let Generator::Pyramid(pyramid) = generator {
+                pyramid.base = base;
             }
         }
     }

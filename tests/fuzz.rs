@@ -882,15 +882,15 @@ fn random_material(g: &mut Gen) -> MaterialFile {
 fn random_generator(g: &mut Gen, depth: u32) -> Generator {
     let origin = g.vec(-10.0, 10.0);
     match g.below(if depth > 1 { 5 } else { 6 }) {
-        0 => Generator::Pyramid {
+        0 => Generator::Pyramid(PyramidFile {
             base: g.count(8),
             half_size: g.num(0.1, 1.0),
             origin,
             spacing: g.chance(0.3).then(|| g.num(0.2, 2.0)),
             row_height: g.chance(0.3).then(|| g.num(0.2, 2.0)),
             material: random_material(g),
-        },
-        1 => Generator::Stack {
+        }),
+        1 => Generator::Stack(StackFile {
             count: g.count(10),
             half_size: g.num(0.1, 1.0),
             origin,
@@ -900,8 +900,8 @@ fn random_generator(g: &mut Gen, depth: u32) -> Generator {
             column_spacing: g.num(0.5, 3.0),
             seed: g.0.next_u64(),
             material: random_material(g),
-        },
-        2 => Generator::Grid {
+        }),
+        2 => Generator::Grid(GridFile {
             columns: g.count(5),
             rows: g.count(5),
             origin,
@@ -914,8 +914,8 @@ fn random_generator(g: &mut Gen, depth: u32) -> Generator {
                 Vec::new()
             },
             joints: g.chance(0.4).then(RevoluteFile::default),
-        },
-        3 => Generator::Chain {
+        }),
+        3 => Generator::Chain(ChainFile {
             count: g.count(8),
             origin,
             spacing: g.vec(0.2, 1.5),
@@ -923,21 +923,21 @@ fn random_generator(g: &mut Gen, depth: u32) -> Generator {
             start: g.chance(0.3).then(|| format!("b{}", g.below(6))),
             end: g.chance(0.2).then(|| format!("b{}", g.below(6))),
             joint: RevoluteFile::default(),
-        },
-        4 => Generator::Scatter {
+        }),
+        4 => Generator::Scatter(ScatterFile {
             count: g.count(10),
             seed: g.0.next_u64(),
             min: g.vec(-10.0, 0.0),
             max: g.vec(0.0, 10.0),
             shape: random_shape(g, true),
             max_angle: g.num(0.0, 3.0),
-        },
-        _ => Generator::Repeat {
+        }),
+        _ => Generator::Repeat(RepeatFile {
             columns: g.count(3),
             rows: g.count(3),
             step: g.vec(-5.0, 5.0),
             of: Box::new(random_generator(g, depth + 1)),
-        },
+        }),
     }
 }
 

@@ -1297,7 +1297,7 @@ fn check_verdict(verdict: &VerdictFile, scene: &SceneFile) -> Vec<String> {
         if !scene
             .generators
             .iter()
-            .any(|g| matches!(g, Generator::Pyramid { .. }))
+            .any(|g| matches!(g, Generator::Pyramid(_)))
         {
             errors.push(
                 "pyramid_base: the scene has no Pyramid generator to resize; leave it out"

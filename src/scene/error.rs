@@ -201,6 +201,12 @@ const FILE_WORDS: &[(&str, &str)] = &[
     ("FrictionFile", "a friction joint"),
     ("MouseFile", "a mouse joint"),
     ("Generator", "a generator"),
+    ("PyramidFile", "a pyramid generator"),
+    ("StackFile", "a stack generator"),
+    ("GridFile", "a grid generator"),
+    ("ChainFile", "a chain generator"),
+    ("ScatterFile", "a scatter generator"),
+    ("RepeatFile", "a repeat generator"),
 ];
 
 /// A type name in the words of the file format (`ShapeFile`: "a shape").

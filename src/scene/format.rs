@@ -779,120 +779,146 @@ joint_file! {
 }
 
 /// Procedural groups of bodies. Generated bodies are unnamed; they are created after the
-/// file's `bodies`, generator by generator, in order.
+/// file's `bodies`, generator by generator, in order. Each variant's fields are one struct
+/// (written `Pyramid(base: 12, ...)` thanks to `unwrap_variant_newtypes`), and that struct
+/// counts, checks and makes its bodies (`scene/generators.rs`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum Generator {
-    /// Box2D-Lite's pyramid: `base` boxes in the bottom row, one fewer in each row above,
-    /// each row shifted right by half a spacing.
-    Pyramid {
-        base: u32,
-        half_size: f32,
-        /// Centre of the bottom-left box.
-        #[serde(default)]
-        origin: Vec2,
-        /// Distance between box centres in a row; `2 half_size` (touching) when left out.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        spacing: Option<f32>,
-        /// Distance between rows; `2 half_size` when left out.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        row_height: Option<f32>,
-        #[serde(default)]
-        material: MaterialFile,
-    },
-    /// `count` boxes one above the other.
-    Stack {
-        count: u32,
-        half_size: f32,
-        /// Centre of the bottom box.
-        #[serde(default)]
-        origin: Vec2,
-        /// Distance between box centres; `2 half_size` when left out.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        spacing: Option<f32>,
-        /// Each box is moved sideways by a random amount in `-jitter..jitter`, metres.
-        #[serde(default)]
-        jitter: f32,
-        /// Side-by-side stacks of `count` boxes each (Box2D v3's vertical stack sample:
-        /// up to 10). Default 1.
-        #[serde(default = "one_column")]
-        columns: u32,
-        /// Distance between the columns' centres, metres, to the right. Default 3
-        /// (Box2D v3's sample).
-        #[serde(default = "column_spacing")]
-        column_spacing: f32,
-        /// Seed of the jitter.
-        #[serde(default)]
-        seed: u64,
-        #[serde(default)]
-        material: MaterialFile,
-    },
-    /// `columns x rows` bodies made of `shape`, their origins `spacing` apart (rows go
-    /// down the y axis by `spacing.y`), the first at `origin`. With `joints`, each body is
-    /// pinned to its right and lower neighbours at the midpoints by revolute joints.
-    Grid {
-        columns: u32,
-        rows: u32,
-        #[serde(default)]
-        origin: Vec2,
-        spacing: Vec2,
-        shape: ShapeFile,
-        #[serde(default)]
-        kind: BodyKindFile,
-        /// `(column, row)` cells made static.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        fixed: Vec<(u32, u32)>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        joints: Option<RevoluteFile>,
-    },
-    /// `count` links made of `shape`, their origins `spacing` apart from `origin`, each
-    /// pinned to the next at their midpoint. With `start`, the first link is pinned to that
-    /// body half a spacing before it; with `end`, the last link to that body half a spacing
-    /// after it (a bridge).
-    Chain {
-        count: u32,
-        origin: Vec2,
-        spacing: Vec2,
-        shape: ShapeFile,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        start: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        end: Option<String>,
-        #[serde(default)]
-        joint: RevoluteFile,
-    },
-    /// `count` bodies made of `shape` at random positions in the box `min..max` with random
-    /// angles in `-max_angle..max_angle`, from a seeded generator: the same seed gives the
-    /// same scene on every machine.
-    Scatter {
-        count: u32,
-        seed: u64,
-        min: Vec2,
-        max: Vec2,
-        shape: ShapeFile,
-        #[serde(default)]
-        max_angle: f32,
-    },
-    /// `columns x rows` copies of another generator, each moved by `step` (x per column, y
-    /// per row) from the previous one.
-    Repeat {
-        columns: u32,
-        rows: u32,
-        step: Vec2,
-        of: Box<Generator>,
-    },
+    Pyramid(PyramidFile),
+    Stack(StackFile),
+    Grid(GridFile),
+    Chain(ChainFile),
+    Scatter(ScatterFile),
+    Repeat(RepeatFile),
+}
+
+/// Box2D-Lite's pyramid: `base` boxes in the bottom row, one fewer in each row above, each
+/// row shifted right by half a spacing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PyramidFile {
+    pub base: u32,
+    pub half_size: f32,
+    /// Centre of the bottom-left box.
+    #[serde(default)]
+    pub origin: Vec2,
+    /// Distance between box centres in a row; `2 half_size` (touching) when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spacing: Option<f32>,
+    /// Distance between rows; `2 half_size` when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_height: Option<f32>,
+    #[serde(default)]
+    pub material: MaterialFile,
+}
+
+/// `count` boxes one above the other.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StackFile {
+    pub count: u32,
+    pub half_size: f32,
+    /// Centre of the bottom box.
+    #[serde(default)]
+    pub origin: Vec2,
+    /// Distance between box centres; `2 half_size` when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spacing: Option<f32>,
+    /// Each box is moved sideways by a random amount in `-jitter..jitter`, metres.
+    #[serde(default)]
+    pub jitter: f32,
+    /// Side-by-side stacks of `count` boxes each (Box2D v3's vertical stack sample: up to
+    /// 10). Default 1.
+    #[serde(default = "one_column")]
+    pub columns: u32,
+    /// Distance between the columns' centres, metres, to the right. Default 3 (Box2D v3's
+    /// sample).
+    #[serde(default = "column_spacing")]
+    pub column_spacing: f32,
+    /// Seed of the jitter.
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub material: MaterialFile,
+}
+
+/// `columns x rows` bodies made of `shape`, their origins `spacing` apart (rows go down the
+/// y axis by `spacing.y`), the first at `origin`. With `joints`, each body is pinned to its
+/// right and lower neighbours at the midpoints by revolute joints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridFile {
+    pub columns: u32,
+    pub rows: u32,
+    #[serde(default)]
+    pub origin: Vec2,
+    pub spacing: Vec2,
+    pub shape: ShapeFile,
+    #[serde(default)]
+    pub kind: BodyKindFile,
+    /// `(column, row)` cells made static.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<(u32, u32)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joints: Option<RevoluteFile>,
+}
+
+/// `count` links made of `shape`, their origins `spacing` apart from `origin`, each pinned
+/// to the next at their midpoint. With `start`, the first link is pinned to that body half a
+/// spacing before it; with `end`, the last link to that body half a spacing after it (a
+/// bridge).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainFile {
+    pub count: u32,
+    pub origin: Vec2,
+    pub spacing: Vec2,
+    pub shape: ShapeFile,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    #[serde(default)]
+    pub joint: RevoluteFile,
+}
+
+/// `count` bodies made of `shape` at random positions in the box `min..max` with random
+/// angles in `-max_angle..max_angle`, from a seeded generator: the same seed gives the same
+/// scene on every machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScatterFile {
+    pub count: u32,
+    pub seed: u64,
+    pub min: Vec2,
+    pub max: Vec2,
+    pub shape: ShapeFile,
+    #[serde(default)]
+    pub max_angle: f32,
+}
+
+/// `columns x rows` copies of another generator, each moved by `step` (x per column, y per
+/// row) from the previous one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatFile {
+    pub columns: u32,
+    pub rows: u32,
+    pub step: Vec2,
+    pub of: Box<Generator>,
 }
 
 impl Generator {
     /// The variant's name as written in files.
     pub fn name(&self) -> &'static str {
         match self {
-            Generator::Pyramid { .. } => "Pyramid",
-            Generator::Stack { .. } => "Stack",
-            Generator::Grid { .. } => "Grid",
-            Generator::Chain { .. } => "Chain",
-            Generator::Scatter { .. } => "Scatter",
-            Generator::Repeat { .. } => "Repeat",
+            Generator::Pyramid(_) => "Pyramid",
+            Generator::Stack(_) => "Stack",
+            Generator::Grid(_) => "Grid",
+            Generator::Chain(_) => "Chain",
+            Generator::Scatter(_) => "Scatter",
+            Generator::Repeat(_) => "Repeat",
         }
     }
 }

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use glam::Vec2;
 
 use super::build::{check_shape, core_joint_kind};
-use super::format::{BodyFile, BodyKindFile, Generator, GeometryFile, MaterialFile, RevoluteFile};
-use super::format::{JointKindFile, ShapeFile};
+use super::format::{BodyFile, BodyKindFile, ChainFile, Generator, GeometryFile, GridFile};
+use super::format::{JointKindFile, MaterialFile, PyramidFile, RepeatFile, RevoluteFile};
+use super::format::{ScatterFile, ShapeFile, StackFile};
 
 /// Most bodies one generator may make (a typo of a few zeros should not eat the memory).
 pub const MAX_GENERATED_BODIES: u64 = 200_000;
@@ -81,64 +82,124 @@ fn body(kind: BodyKindFile, position: Vec2, angle: f32, shape: ShapeFile) -> Bod
     }
 }
 
+/// What every generator does, each in its own struct's `impl`: count what it will make,
+/// check its parameters, make its bodies and joints.
+trait Make {
+    /// How many bodies it makes (saturating).
+    fn body_count(&self) -> u64;
+    /// At most how many joints it makes (saturating).
+    fn joint_count(&self) -> u64 {
+        0
+    }
+    /// Push every problem with its parameters.
+    fn check(&self, checks: &mut Checks);
+    /// Append its bodies and joints to `out`, moved by `offset`.
+    fn make(&self, at: &mut Making);
+}
+
+/// The one match from the file's enum to the struct that does the work.
+fn parts(generator: &Generator) -> &dyn Make {
+    match generator {
+        Generator::Pyramid(g) => g,
+        Generator::Stack(g) => g,
+        Generator::Grid(g) => g,
+        Generator::Chain(g) => g,
+        Generator::Scatter(g) => g,
+        Generator::Repeat(g) => g,
+    }
+}
+
 /// How many bodies the generator makes (saturating).
 pub fn body_count(generator: &Generator) -> u64 {
-    match generator {
-        Generator::Pyramid { base, .. } => {
-            let n = *base as u64;
-            n * (n + 1) / 2
-        }
-        Generator::Stack { count, columns, .. } => *count as u64 * *columns as u64,
-        Generator::Chain { count, .. } | Generator::Scatter { count, .. } => *count as u64,
-        Generator::Grid { columns, rows, .. } => *columns as u64 * *rows as u64,
-        Generator::Repeat {
-            columns, rows, of, ..
-        } => (*columns as u64 * *rows as u64).saturating_mul(body_count(of)),
-    }
+    parts(generator).body_count()
 }
 
 /// At most how many joints the generator makes (saturating): a grid with `joints` pins
 /// each body to its right and lower neighbours, a chain pins each link to the next and its
 /// ends to `start` and `end`.
 pub fn joint_count(generator: &Generator) -> u64 {
-    match generator {
-        Generator::Grid {
-            columns,
-            rows,
-            joints: Some(_),
-            ..
-        } => 2 * *columns as u64 * *rows as u64,
-        Generator::Chain { count, .. } => *count as u64 + 1,
-        Generator::Repeat {
-            columns, rows, of, ..
-        } => (*columns as u64 * *rows as u64).saturating_mul(joint_count(of)),
-        _ => 0,
-    }
+    parts(generator).joint_count()
 }
 
 /// Every problem with a generator's parameters (empty when it can run). `names` are the
 /// file's body names and their creation indices.
 pub fn check(generator: &Generator, names: &HashMap<String, usize>) -> Vec<String> {
-    let mut errors = Vec::new();
-    let positive = |errors: &mut Vec<String>, field: &str, v: f32| {
+    let mut checks = Checks {
+        errors: Vec::new(),
+        names,
+    };
+    parts(generator).check(&mut checks);
+    let n = body_count(generator);
+    if n > MAX_GENERATED_BODIES {
+        checks.errors.push(format!(
+            "makes {n} bodies; at most {MAX_GENERATED_BODIES} per generator"
+        ));
+    }
+    checks.errors
+}
+
+/// Make the bodies and joints. `first` is the creation index the first new body gets;
+/// `names` resolve `start` / `end`. Call only when `check` found nothing.
+pub fn generate(generator: &Generator, first: usize, names: &HashMap<String, usize>) -> Generated {
+    let mut at = Making {
+        first,
+        names,
+        offset: Vec2::ZERO,
+        out: Generated::default(),
+    };
+    parts(generator).make(&mut at);
+    at.out
+}
+
+/// The problems found so far and the file's body names, with the checks every generator
+/// shares (same messages for the same field everywhere).
+struct Checks<'a> {
+    errors: Vec<String>,
+    names: &'a HashMap<String, usize>,
+}
+
+impl Checks<'_> {
+    fn positive(&mut self, field: &str, v: f32) {
         if !(v.is_finite() && v > 0.0) {
-            errors.push(format!(
+            self.errors.push(format!(
                 "{field} must be a finite number above zero, got {v}"
             ));
         } else if let Some(m) = out_of_range(field, v) {
-            errors.push(m);
+            self.errors.push(m);
         }
-    };
-    let finite = |errors: &mut Vec<String>, field: &str, v: Vec2| {
+    }
+
+    fn finite(&mut self, field: &str, v: Vec2) {
         if !v.is_finite() {
-            errors.push(format!("{field} must be finite, got ({}, {})", v.x, v.y));
+            self.errors
+                .push(format!("{field} must be finite, got ({}, {})", v.x, v.y));
         } else if let Some(m) = out_of_range(field, v.x).or_else(|| out_of_range(field, v.y)) {
-            errors.push(m);
+            self.errors.push(m);
         }
-    };
-    // The material is a shape's: the same checks, the same messages.
-    let material = |errors: &mut Vec<String>, m: &MaterialFile| {
-        errors.extend(
+    }
+
+    /// A finite number inside `field`'s documented range; `zero_or_more` also refuses
+    /// negative values.
+    fn number(&mut self, field: &str, v: f32, zero_or_more: bool) {
+        if zero_or_more && !(v.is_finite() && v >= 0.0) {
+            self.errors
+                .push(format!("{field} must be zero or more, got {v}"));
+        } else if !v.is_finite() {
+            self.errors.push(format!("{field} must be finite, got {v}"));
+        } else if let Some(m) = out_of_range(field, v) {
+            self.errors.push(m);
+        }
+    }
+
+    fn at_least_one(&mut self, field: &str, n: u32) {
+        if n == 0 {
+            self.errors.push(format!("{field} must be at least 1"));
+        }
+    }
+
+    /// The material is a shape's: the same checks, the same messages.
+    fn material(&mut self, m: &MaterialFile) {
+        self.errors.extend(
             check_shape(&box_shape(1.0, m), true, "material")
                 .into_iter()
                 .filter(|e| {
@@ -147,152 +208,312 @@ pub fn check(generator: &Generator, names: &HashMap<String, usize>) -> Vec<Strin
                         || e.starts_with("material: restitution")
                 }),
         );
-    };
-    let at_least_one = |errors: &mut Vec<String>, field: &str, n: u32| {
-        if n == 0 {
-            errors.push(format!("{field} must be at least 1"));
+    }
+
+    fn shape(&mut self, shape: &ShapeFile, dynamic: bool) {
+        self.errors.extend(check_shape(shape, dynamic, "shape"));
+    }
+
+    /// Problems of a generator's revolute joint options, as `field.option: message`.
+    fn revolute(&mut self, j: &RevoluteFile, field: &str) {
+        if let Err(problems) = core_joint_kind(&JointKindFile::Revolute(j.clone())) {
+            self.errors
+                .extend(problems.into_iter().map(|m| format!("{field}.{m}")));
         }
-    };
-    match generator {
-        Generator::Pyramid {
-            base,
-            half_size,
-            origin,
-            spacing,
-            row_height,
-            material: m,
-        } => {
-            at_least_one(&mut errors, "base", *base);
-            positive(&mut errors, "half_size", *half_size);
-            finite(&mut errors, "origin", *origin);
-            if let Some(s) = spacing {
-                positive(&mut errors, "spacing", *s);
-            }
-            if let Some(h) = row_height {
-                positive(&mut errors, "row_height", *h);
-            }
-            material(&mut errors, m);
-        }
-        Generator::Stack {
-            count,
-            half_size,
-            origin,
-            spacing,
-            jitter,
-            columns,
-            column_spacing,
-            material: m,
-            ..
-        } => {
-            at_least_one(&mut errors, "count", *count);
-            at_least_one(&mut errors, "columns", *columns);
-            positive(&mut errors, "half_size", *half_size);
-            positive(&mut errors, "column_spacing", *column_spacing);
-            finite(&mut errors, "origin", *origin);
-            if let Some(s) = spacing {
-                positive(&mut errors, "spacing", *s);
-            }
-            if !(jitter.is_finite() && *jitter >= 0.0) {
-                errors.push(format!("jitter must be zero or more, got {jitter}"));
-            } else if let Some(m) = out_of_range("jitter", *jitter) {
-                errors.push(m);
-            }
-            material(&mut errors, m);
-        }
-        Generator::Grid {
-            columns,
-            rows,
-            origin,
-            spacing,
-            shape,
-            kind,
-            fixed,
-            joints,
-        } => {
-            at_least_one(&mut errors, "columns", *columns);
-            at_least_one(&mut errors, "rows", *rows);
-            finite(&mut errors, "origin", *origin);
-            finite(&mut errors, "spacing", *spacing);
-            errors.extend(check_shape(shape, *kind == BodyKindFile::Dynamic, "shape"));
-            for &(c, r) in fixed {
-                if c >= *columns || r >= *rows {
-                    errors.push(format!(
-                        "fixed cell ({c}, {r}) is outside the {columns} x {rows} grid"
-                    ));
-                }
-            }
-            if let Some(j) = joints {
-                errors.extend(check_revolute(j, "joints"));
-            }
-        }
-        Generator::Chain {
-            count,
-            origin,
-            spacing,
-            shape,
-            start,
-            end,
-            joint,
-        } => {
-            at_least_one(&mut errors, "count", *count);
-            finite(&mut errors, "origin", *origin);
-            finite(&mut errors, "spacing", *spacing);
-            errors.extend(check_shape(shape, true, "shape"));
-            for (field, name) in [("start", start), ("end", end)] {
-                if let Some(name) = name {
-                    if !names.contains_key(name) {
-                        errors.push(format!(
-                            "{field} body \"{name}\" does not exist; {}",
-                            known_names(names)
-                        ));
-                    }
-                }
-            }
-            errors.extend(check_revolute(joint, "joint"));
-        }
-        Generator::Scatter {
-            count,
-            min,
-            max,
-            shape,
-            max_angle,
-            ..
-        } => {
-            at_least_one(&mut errors, "count", *count);
-            finite(&mut errors, "min", *min);
-            finite(&mut errors, "max", *max);
-            if min.x > max.x || min.y > max.y {
-                errors.push(format!(
-                    "min ({}, {}) must be below and left of max ({}, {})",
-                    min.x, min.y, max.x, max.y
+    }
+
+    fn body_name(&mut self, field: &str, name: &Option<String>) {
+        if let Some(name) = name {
+            if !self.names.contains_key(name) {
+                self.errors.push(format!(
+                    "{field} body \"{name}\" does not exist; {}",
+                    known_names(self.names)
                 ));
             }
-            if !max_angle.is_finite() {
-                errors.push(format!("max_angle must be finite, got {max_angle}"));
-            } else if let Some(m) = out_of_range("max_angle", *max_angle) {
-                errors.push(m);
+        }
+    }
+}
+
+/// Where generated bodies go: the creation index of the first, the file's names, the
+/// offset of the current copy (`Repeat`) and what was made so far.
+struct Making<'a> {
+    first: usize,
+    names: &'a HashMap<String, usize>,
+    offset: Vec2,
+    out: Generated,
+}
+
+impl Making<'_> {
+    /// Creation index of the next body made.
+    fn next_index(&self) -> usize {
+        self.first + self.out.bodies.len()
+    }
+
+    fn body(&mut self, kind: BodyKindFile, position: Vec2, angle: f32, shape: ShapeFile) {
+        self.out.bodies.push(body(kind, position, angle, shape));
+    }
+
+    fn pin(&mut self, body_a: usize, body_b: usize, joint: &RevoluteFile, anchor: Vec2) {
+        self.out.joints.push(GeneratedJoint {
+            body_a,
+            body_b,
+            kind: JointKindFile::Revolute(RevoluteFile {
+                anchor,
+                ..joint.clone()
+            }),
+        });
+    }
+}
+
+impl Make for PyramidFile {
+    fn body_count(&self) -> u64 {
+        let n = self.base as u64;
+        n * (n + 1) / 2
+    }
+
+    fn check(&self, c: &mut Checks) {
+        c.at_least_one("base", self.base);
+        c.positive("half_size", self.half_size);
+        c.finite("origin", self.origin);
+        if let Some(s) = self.spacing {
+            c.positive("spacing", s);
+        }
+        if let Some(h) = self.row_height {
+            c.positive("row_height", h);
+        }
+        c.material(&self.material);
+    }
+
+    fn make(&self, at: &mut Making) {
+        // Box2D-Lite's loop: each row starts half a spacing right of and a row above the
+        // previous row's start.
+        let dx = self.spacing.unwrap_or(2.0 * self.half_size);
+        let dy = self.row_height.unwrap_or(2.0 * self.half_size);
+        let mut x = self.origin + at.offset;
+        for i in 0..self.base {
+            let mut y = x;
+            for _ in i..self.base {
+                let shape = box_shape(self.half_size, &self.material);
+                at.body(BodyKindFile::Dynamic, y, 0.0, shape);
+                y += Vec2::new(dx, 0.0);
             }
-            errors.extend(check_shape(shape, true, "shape"));
-        }
-        Generator::Repeat {
-            columns,
-            rows,
-            step,
-            of,
-        } => {
-            at_least_one(&mut errors, "columns", *columns);
-            at_least_one(&mut errors, "rows", *rows);
-            finite(&mut errors, "step", *step);
-            errors.extend(check(of, names).into_iter().map(|e| format!("of: {e}")));
+            x += Vec2::new(0.5 * dx, dy);
         }
     }
-    let n = body_count(generator);
-    if n > MAX_GENERATED_BODIES {
-        errors.push(format!(
-            "makes {n} bodies; at most {MAX_GENERATED_BODIES} per generator"
-        ));
+}
+
+impl Make for StackFile {
+    fn body_count(&self) -> u64 {
+        self.count as u64 * self.columns as u64
     }
-    errors
+
+    fn check(&self, c: &mut Checks) {
+        c.at_least_one("count", self.count);
+        c.at_least_one("columns", self.columns);
+        c.positive("half_size", self.half_size);
+        c.positive("column_spacing", self.column_spacing);
+        c.finite("origin", self.origin);
+        if let Some(s) = self.spacing {
+            c.positive("spacing", s);
+        }
+        c.number("jitter", self.jitter, true);
+        c.material(&self.material);
+    }
+
+    fn make(&self, at: &mut Making) {
+        let dy = self.spacing.unwrap_or(2.0 * self.half_size);
+        let mut rng = Rng::new(self.seed);
+        for column in 0..self.columns {
+            let base =
+                self.origin + at.offset + Vec2::new(self.column_spacing * column as f32, 0.0);
+            for i in 0..self.count {
+                let dx = if self.jitter > 0.0 {
+                    rng.range(-self.jitter, self.jitter)
+                } else {
+                    0.0
+                };
+                let p = base + Vec2::new(dx, dy * i as f32);
+                let shape = box_shape(self.half_size, &self.material);
+                at.body(BodyKindFile::Dynamic, p, 0.0, shape);
+            }
+        }
+    }
+}
+
+impl Make for GridFile {
+    fn body_count(&self) -> u64 {
+        self.columns as u64 * self.rows as u64
+    }
+
+    fn joint_count(&self) -> u64 {
+        match self.joints {
+            Some(_) => 2 * self.body_count(),
+            None => 0,
+        }
+    }
+
+    fn check(&self, c: &mut Checks) {
+        c.at_least_one("columns", self.columns);
+        c.at_least_one("rows", self.rows);
+        c.finite("origin", self.origin);
+        c.finite("spacing", self.spacing);
+        c.shape(&self.shape, self.kind == BodyKindFile::Dynamic);
+        for &(col, row) in &self.fixed {
+            if col >= self.columns || row >= self.rows {
+                c.errors.push(format!(
+                    "fixed cell ({col}, {row}) is outside the {} x {} grid",
+                    self.columns, self.rows
+                ));
+            }
+        }
+        if let Some(j) = &self.joints {
+            c.revolute(j, "joints");
+        }
+    }
+
+    fn make(&self, at: &mut Making) {
+        let base = at.next_index();
+        let columns = self.columns;
+        let index = |c: u32, r: u32| base + (r * columns + c) as usize;
+        let cell = |offset: Vec2, c: u32, r: u32| {
+            self.origin + offset + Vec2::new(self.spacing.x * c as f32, -self.spacing.y * r as f32)
+        };
+        for r in 0..self.rows {
+            for c in 0..self.columns {
+                let kind = if self.fixed.contains(&(c, r)) {
+                    BodyKindFile::Static
+                } else {
+                    self.kind
+                };
+                at.body(kind, cell(at.offset, c, r), 0.0, self.shape.clone());
+            }
+        }
+        let Some(j) = &self.joints else {
+            return;
+        };
+        for r in 0..self.rows {
+            for c in 0..self.columns {
+                let p = cell(at.offset, c, r);
+                if c + 1 < self.columns {
+                    let anchor = p + Vec2::new(0.5 * self.spacing.x, 0.0);
+                    at.pin(index(c, r), index(c + 1, r), j, anchor);
+                }
+                if r + 1 < self.rows {
+                    let anchor = p - Vec2::new(0.0, 0.5 * self.spacing.y);
+                    at.pin(index(c, r), index(c, r + 1), j, anchor);
+                }
+            }
+        }
+    }
+}
+
+impl Make for ChainFile {
+    fn body_count(&self) -> u64 {
+        self.count as u64
+    }
+
+    fn joint_count(&self) -> u64 {
+        self.count as u64 + 1
+    }
+
+    fn check(&self, c: &mut Checks) {
+        c.at_least_one("count", self.count);
+        c.finite("origin", self.origin);
+        c.finite("spacing", self.spacing);
+        c.shape(&self.shape, true);
+        c.body_name("start", &self.start);
+        c.body_name("end", &self.end);
+        c.revolute(&self.joint, "joint");
+    }
+
+    fn make(&self, at: &mut Making) {
+        let base = at.next_index();
+        let start_point = self.origin + at.offset;
+        let spacing = self.spacing;
+        let start = self.start.as_ref().and_then(|n| at.names.get(n)).copied();
+        let end = self.end.as_ref().and_then(|n| at.names.get(n)).copied();
+        for i in 0..self.count {
+            let p = start_point + spacing * i as f32;
+            at.body(BodyKindFile::Dynamic, p, 0.0, self.shape.clone());
+            let anchor = p - 0.5 * spacing;
+            if i > 0 {
+                let link = base + i as usize;
+                at.pin(link - 1, link, &self.joint, anchor);
+            } else if let Some(s) = start {
+                at.pin(s, base, &self.joint, anchor);
+            }
+        }
+        if let Some(e) = end {
+            let last = start_point + spacing * (self.count - 1) as f32;
+            let link = base + self.count as usize - 1;
+            at.pin(link, e, &self.joint, last + 0.5 * spacing);
+        }
+    }
+}
+
+impl Make for ScatterFile {
+    fn body_count(&self) -> u64 {
+        self.count as u64
+    }
+
+    fn check(&self, c: &mut Checks) {
+        let (min, max) = (self.min, self.max);
+        c.at_least_one("count", self.count);
+        c.finite("min", min);
+        c.finite("max", max);
+        if min.x > max.x || min.y > max.y {
+            c.errors.push(format!(
+                "min ({}, {}) must be below and left of max ({}, {})",
+                min.x, min.y, max.x, max.y
+            ));
+        }
+        c.number("max_angle", self.max_angle, false);
+        c.shape(&self.shape, true);
+    }
+
+    fn make(&self, at: &mut Making) {
+        let (min, max) = (self.min, self.max);
+        let mut rng = Rng::new(self.seed);
+        for _ in 0..self.count {
+            let p = Vec2::new(rng.range(min.x, max.x), rng.range(min.y, max.y)) + at.offset;
+            let angle = if self.max_angle != 0.0 {
+                rng.range(-self.max_angle, self.max_angle)
+            } else {
+                0.0
+            };
+            at.body(BodyKindFile::Dynamic, p, angle, self.shape.clone());
+        }
+    }
+}
+
+impl Make for RepeatFile {
+    fn body_count(&self) -> u64 {
+        (self.columns as u64 * self.rows as u64).saturating_mul(body_count(&self.of))
+    }
+
+    fn joint_count(&self) -> u64 {
+        (self.columns as u64 * self.rows as u64).saturating_mul(joint_count(&self.of))
+    }
+
+    fn check(&self, c: &mut Checks) {
+        c.at_least_one("columns", self.columns);
+        c.at_least_one("rows", self.rows);
+        c.finite("step", self.step);
+        let inner = check(&self.of, c.names);
+        c.errors
+            .extend(inner.into_iter().map(|e| format!("of: {e}")));
+    }
+
+    fn make(&self, at: &mut Making) {
+        let outer = at.offset;
+        for r in 0..self.rows {
+            for c in 0..self.columns {
+                at.offset = outer + Vec2::new(self.step.x * c as f32, self.step.y * r as f32);
+                parts(&self.of).make(at);
+            }
+        }
+        at.offset = outer;
+    }
 }
 
 /// "field must be between .. and .. (why), got v" when `v` is outside the documented range
@@ -324,213 +545,6 @@ pub(crate) fn known_names(names: &HashMap<String, usize>) -> String {
     format!("named bodies: {}{more}", shown.join(", "))
 }
 
-/// Problems of a generator's revolute joint options, as `field.option: message`.
-fn check_revolute(j: &RevoluteFile, field: &str) -> Vec<String> {
-    match core_joint_kind(&JointKindFile::Revolute(j.clone())) {
-        Ok(_) => Vec::new(),
-        Err(problems) => problems
-            .into_iter()
-            .map(|m| format!("{field}.{m}"))
-            .collect(),
-    }
-}
-
-/// Make the bodies and joints. `first` is the creation index the first new body gets;
-/// `names` resolve `start` / `end`. Call only when `check` found nothing.
-pub fn generate(generator: &Generator, first: usize, names: &HashMap<String, usize>) -> Generated {
-    let mut out = Generated::default();
-    generate_into(generator, first, names, Vec2::ZERO, &mut out);
-    out
-}
-
-fn generate_into(
-    generator: &Generator,
-    first: usize,
-    names: &HashMap<String, usize>,
-    offset: Vec2,
-    out: &mut Generated,
-) {
-    let dynamic = BodyKindFile::Dynamic;
-    match generator {
-        Generator::Pyramid {
-            base,
-            half_size,
-            origin,
-            spacing,
-            row_height,
-            material,
-        } => {
-            // Box2D-Lite's loop: each row starts half a spacing right of and a row above
-            // the previous row's start.
-            let dx = spacing.unwrap_or(2.0 * half_size);
-            let dy = row_height.unwrap_or(2.0 * half_size);
-            let mut x = *origin + offset;
-            for i in 0..*base {
-                let mut y = x;
-                for _ in i..*base {
-                    out.bodies
-                        .push(body(dynamic, y, 0.0, box_shape(*half_size, material)));
-                    y += Vec2::new(dx, 0.0);
-                }
-                x += Vec2::new(0.5 * dx, dy);
-            }
-        }
-        Generator::Stack {
-            count,
-            half_size,
-            origin,
-            spacing,
-            jitter,
-            seed,
-            columns,
-            column_spacing,
-            material,
-        } => {
-            let dy = spacing.unwrap_or(2.0 * half_size);
-            let mut rng = Rng::new(*seed);
-            for column in 0..*columns {
-                let base = *origin + offset + Vec2::new(column_spacing * column as f32, 0.0);
-                for i in 0..*count {
-                    let dx = if *jitter > 0.0 {
-                        rng.range(-jitter, *jitter)
-                    } else {
-                        0.0
-                    };
-                    let p = base + Vec2::new(dx, dy * i as f32);
-                    out.bodies
-                        .push(body(dynamic, p, 0.0, box_shape(*half_size, material)));
-                }
-            }
-        }
-        Generator::Grid {
-            columns,
-            rows,
-            origin,
-            spacing,
-            shape,
-            kind,
-            fixed,
-            joints,
-        } => {
-            let base = first + out.bodies.len();
-            let index = |c: u32, r: u32| base + (r * columns + c) as usize;
-            for r in 0..*rows {
-                for c in 0..*columns {
-                    let p =
-                        *origin + offset + Vec2::new(spacing.x * c as f32, -spacing.y * r as f32);
-                    let k = if fixed.contains(&(c, r)) {
-                        BodyKindFile::Static
-                    } else {
-                        *kind
-                    };
-                    out.bodies.push(body(k, p, 0.0, shape.clone()));
-                }
-            }
-            if let Some(j) = joints {
-                for r in 0..*rows {
-                    for c in 0..*columns {
-                        let p = *origin
-                            + offset
-                            + Vec2::new(spacing.x * c as f32, -spacing.y * r as f32);
-                        if c + 1 < *columns {
-                            out.joints.push(GeneratedJoint {
-                                body_a: index(c, r),
-                                body_b: index(c + 1, r),
-                                kind: JointKindFile::Revolute(RevoluteFile {
-                                    anchor: p + Vec2::new(0.5 * spacing.x, 0.0),
-                                    ..j.clone()
-                                }),
-                            });
-                        }
-                        if r + 1 < *rows {
-                            out.joints.push(GeneratedJoint {
-                                body_a: index(c, r),
-                                body_b: index(c, r + 1),
-                                kind: JointKindFile::Revolute(RevoluteFile {
-                                    anchor: p - Vec2::new(0.0, 0.5 * spacing.y),
-                                    ..j.clone()
-                                }),
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        Generator::Chain {
-            count,
-            origin,
-            spacing,
-            shape,
-            start,
-            end,
-            joint,
-        } => {
-            let base = first + out.bodies.len();
-            let start_point = *origin + offset;
-            let pin = |a: usize, b: usize, anchor: Vec2| GeneratedJoint {
-                body_a: a,
-                body_b: b,
-                kind: JointKindFile::Revolute(RevoluteFile {
-                    anchor,
-                    ..joint.clone()
-                }),
-            };
-            for i in 0..*count {
-                let p = start_point + *spacing * i as f32;
-                out.bodies.push(body(dynamic, p, 0.0, shape.clone()));
-                if i == 0 {
-                    if let Some(&s) = start.as_ref().and_then(|n| names.get(n)) {
-                        out.joints.push(pin(s, base, p - 0.5 * *spacing));
-                    }
-                } else {
-                    out.joints.push(pin(
-                        base + i as usize - 1,
-                        base + i as usize,
-                        p - 0.5 * *spacing,
-                    ));
-                }
-            }
-            if let Some(&e) = end.as_ref().and_then(|n| names.get(n)) {
-                let last = start_point + *spacing * (*count - 1) as f32;
-                out.joints
-                    .push(pin(base + *count as usize - 1, e, last + 0.5 * *spacing));
-            }
-        }
-        Generator::Scatter {
-            count,
-            seed,
-            min,
-            max,
-            shape,
-            max_angle,
-        } => {
-            let mut rng = Rng::new(*seed);
-            for _ in 0..*count {
-                let p = Vec2::new(rng.range(min.x, max.x), rng.range(min.y, max.y)) + offset;
-                let angle = if *max_angle != 0.0 {
-                    rng.range(-max_angle, *max_angle)
-                } else {
-                    0.0
-                };
-                out.bodies.push(body(dynamic, p, angle, shape.clone()));
-            }
-        }
-        Generator::Repeat {
-            columns,
-            rows,
-            step,
-            of,
-        } => {
-            for r in 0..*rows {
-                for c in 0..*columns {
-                    let shift = offset + Vec2::new(step.x * c as f32, step.y * r as f32);
-                    generate_into(of, first, names, shift, out);
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,14 +563,14 @@ mod tests {
 
     #[test]
     fn pyramid_matches_box2d_lite_positions() {
-        let g = Generator::Pyramid {
+        let g = Generator::Pyramid(PyramidFile {
             base: 12,
             half_size: 0.5,
             origin: Vec2::new(-6.0, 0.75),
             spacing: Some(1.125),
             row_height: Some(2.0),
             material: MaterialFile::default(),
-        };
+        });
         let out = generate(&g, 1, &HashMap::new());
         assert_eq!(out.bodies.len(), 78);
         assert_eq!(out.bodies[0].position, Vec2::new(-6.0, 0.75));
@@ -575,7 +589,7 @@ mod tests {
     fn chain_pins_links_at_midpoints() {
         let mut names = HashMap::new();
         names.insert("ground".to_string(), 0);
-        let g = Generator::Chain {
+        let g = Generator::Chain(ChainFile {
             count: 15,
             origin: Vec2::new(-8.5, 5.0),
             spacing: Vec2::new(1.25, 0.0),
@@ -583,7 +597,7 @@ mod tests {
             start: Some("ground".into()),
             end: Some("ground".into()),
             joint: RevoluteFile::default(),
-        };
+        });
         let out = generate(&g, 1, &names);
         assert_eq!((out.bodies.len(), out.joints.len()), (15, 16));
         for (i, j) in out.joints.iter().enumerate() {
@@ -599,7 +613,7 @@ mod tests {
 
     #[test]
     fn grid_with_joints_counts() {
-        let g = Generator::Grid {
+        let g = Generator::Grid(GridFile {
             columns: 4,
             rows: 3,
             origin: Vec2::ZERO,
@@ -608,7 +622,7 @@ mod tests {
             kind: BodyKindFile::Dynamic,
             fixed: vec![(0, 0)],
             joints: Some(RevoluteFile::default()),
-        };
+        });
         let out = generate(&g, 0, &HashMap::new());
         assert_eq!(out.bodies.len(), 12);
         // 2 N (N - 1) for a square; here rows (cols - 1) + cols (rows - 1).
