@@ -607,3 +607,60 @@ fn forces_applied_a_million_times_stay_in_the_force_range() {
     // 1e12 N on 1e9 kg for 1/60 s: 16.7 m/s.
     assert!((v.x - 1e3 / 60.0).abs() < 0.01, "{v:?}");
 }
+
+/// A light 1 cm box resting on the ground, exported with a contact's saved normal impulse
+/// set to the top of the range (1e30 N s, accepted): warm starting it at the box's corner
+/// turns the box at an infinite rate, and the contact solve makes its velocity NaN.
+fn export_that_goes_non_finite() -> String {
+    let mut world = World::new(SolverSettings::default());
+    let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+    let slab = Geometry::Polygon(Polygon::new_box(2.0, 0.5).unwrap());
+    world.create_shape(ground, &ShapeDef::new(slab)).unwrap();
+    let ball = world
+        .create_body(&BodyDef::dynamic(Vec2::new(0.0, 0.505)).name("speck"))
+        .unwrap();
+    let speck = Geometry::Polygon(Polygon::new_box(limits::MIN_SIZE, limits::MIN_SIZE).unwrap());
+    world
+        .create_shape(
+            ball,
+            &ShapeDef {
+                density: limits::MIN_DENSITY,
+                ..ShapeDef::new(speck)
+            },
+        )
+        .unwrap();
+    for _ in 0..3 {
+        world.step(1.0 / 60.0);
+    }
+    let text = export_world(&world, &meta()).expect("export");
+    let at = text.find("normal_impulse: ").expect("a contact point") + "normal_impulse: ".len();
+    let end = at + text[at..].find(',').expect("a number");
+    format!("{}1e30{}", &text[..at], &text[end..])
+}
+
+/// A body whose state went non-finite in the step had its velocity silently zeroed (it
+/// hung in mid-air, and a NaN joint impulse was warm-started forever). Now the step's
+/// quarantine reports it (the stats name it) and freezes it at its pose before the step;
+/// nothing non-finite stays in the world, and its export loads.
+#[test]
+fn non_finite_state_is_quarantined_and_reported_not_hidden() {
+    let text = export_that_goes_non_finite();
+    if let Ok(path) = std::env::var("IMPULSE_WRITE_QUARANTINE_SCENE") {
+        std::fs::write(path, &text).unwrap();
+    }
+    let mut scene = load(&text).expect("in range: accepted");
+    let speck = scene.world.body_by_name("speck").unwrap();
+    let before = scene.world.body(speck).unwrap().center();
+    scene.world.step(1.0 / 60.0);
+    let stats = scene.world.stats().clone();
+    assert!(stats.quarantined_bodies.contains(&speck), "{stats:?}");
+    let b = scene.world.body(speck).unwrap();
+    assert_eq!(b.kind(), BodyKind::Kinematic);
+    assert_eq!(b.linear_velocity(), Vec2::ZERO);
+    assert_eq!(b.center(), before);
+    for _ in 0..10 {
+        scene.world.step(1.0 / 60.0);
+        assert_eq!(scene.world.stats().quarantined(), 0);
+    }
+    export_loads(&scene.world);
+}

@@ -28,7 +28,7 @@ use super::{BodyHandle, JointHandle, ShapeHandle};
 pub use super::debug_draw::draw_geometry;
 
 /// Counts and timings of the last step. Times in milliseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepStats {
     pub bodies: usize,
     pub awake_bodies: usize,
@@ -55,6 +55,21 @@ pub struct StepStats {
     pub max_penetration: f32,
     /// Sum of the bodies' kinetic energies, J.
     pub kinetic_energy: f32,
+    /// Bodies whose state went non-finite (or left the saved range) during the step: the
+    /// quarantine froze them (kinematic, at rest, at their pose before the step). See
+    /// `physics/quarantine.rs`.
+    pub quarantined_bodies: Vec<BodyHandle>,
+    /// Joints left with an impulse that was not finite: their impulses were reset.
+    pub quarantined_joints: Vec<JointHandle>,
+    /// Contacts left with a number that was not finite: their manifolds were emptied.
+    pub quarantined_contacts: usize,
+}
+
+impl StepStats {
+    /// How many bodies, joints and contacts the quarantine caught during the step.
+    pub fn quarantined(&self) -> usize {
+        self.quarantined_bodies.len() + self.quarantined_joints.len() + self.quarantined_contacts
+    }
 }
 
 /// Everything simulated. See the crate docs for units. Cloning a world gives an independent
@@ -668,8 +683,11 @@ impl World {
     ///    9. `store_impulses` for the next warm start;
     ///    10. `store_joint_state`;
     ///    11. `finalize_bodies`: velocities and motion back to the bodies;
-    /// 3. `update_sleep`: islands that stayed still fall asleep;
-    /// 4. `clear_forces`.
+    /// 3. `quarantine` (`quarantine.rs`), after whichever driver ran: speeds held to the
+    ///    caps, impulses to the saved range, and a body whose state is not finite frozen
+    ///    and reported in the stats;
+    /// 4. `update_sleep`: islands that stayed still fall asleep;
+    /// 5. `clear_forces`.
     ///
     /// Classic: `substeps` full steps of `dt / substeps` (collide and driver each). Soft
     /// step: one collide, then one driver call that runs the sub-steps.
@@ -684,10 +702,14 @@ impl World {
         match self.settings.solver {
             SolverKind::Classic => {
                 let h = dt / substeps as f32;
-                for _ in 0..substeps {
+                for k in 0..substeps {
                     self.collide(h);
                     let (solver, mut world, stats) = self.solver_parts();
                     classic::step(solver, &mut world, h, stats);
+                    if k + 1 < substeps {
+                        // Before the next collide (the last runs after the match).
+                        self.quarantine();
+                    }
                 }
             }
             SolverKind::SoftStep => {
@@ -696,6 +718,7 @@ impl World {
                 soft_step::step(solver, &mut world, dt, substeps, stats);
             }
         }
+        self.quarantine();
         self.islands.update_sleep(
             &mut self.bodies,
             &self.contacts.contacts,
@@ -754,7 +777,7 @@ impl World {
         self.stats.narrow_phase_ms += (t2 - t1).as_secs_f32() * 1000.0;
     }
 
-    /// Stage 4: forces and torques last for one step.
+    /// Stage 5: forces and torques last for one step.
     fn clear_forces(&mut self) {
         for &i in &self.islands.awake {
             let b = self.bodies.at_mut(i);
@@ -764,7 +787,7 @@ impl World {
     }
 
     fn finish_stats(&mut self, start: Instant) {
-        let mut stats = self.stats;
+        let mut stats = std::mem::take(&mut self.stats);
         stats.bodies = self.bodies.len();
         stats.awake_bodies = self.islands.awake.len();
         stats.joints = self.joints.len();
