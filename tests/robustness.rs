@@ -8,6 +8,7 @@ use impulse::physics::joint::{DistanceJointDef, PrismaticJointDef, RevoluteJoint
 use impulse::physics::limits;
 use impulse::physics::*;
 use impulse::scene::export::{export_world, SceneMeta};
+use impulse::scene::format::JointStateFile;
 use impulse::scene::{self, SceneErrors};
 
 fn load(text: &str) -> Result<scene::Scene, SceneErrors> {
@@ -758,4 +759,196 @@ fn shapes_added_at_once_give_the_world_of_shapes_added_one_at_a_time() {
     let (index, _) = world.create_shapes(body, &bad).unwrap_err();
     assert_eq!(index, 5);
     assert!(world.body(body).unwrap().shapes().is_empty());
+}
+
+// ------------------------------------------------------------------------------------------
+// One test named after each remaining failure class of issue 15 (the combined
+// `extreme_numbers_are_refused_naming_field_value_and_range` checks the messages; these
+// check that the engine, given the largest accepted value instead, stays finite).
+
+/// Steps `world` and checks every body and joint number stays finite and the export loads.
+fn steps_finite(world: &mut World, steps: usize) {
+    for k in 0..steps {
+        world.step(world.settings().dt());
+        for (h, b) in world.bodies() {
+            let s = BodyState::of(b);
+            assert!(
+                s.center.is_finite()
+                    && s.angle.is_finite()
+                    && s.linear_velocity.is_finite()
+                    && s.angular_velocity.is_finite(),
+                "step {k}: body {h:?} {s:?}"
+            );
+        }
+        for (h, j) in world.joints() {
+            let state = JointStateFile::from(&j.state());
+            assert!(
+                state.numbers().iter().all(|(_, x)| x.is_finite()),
+                "step {k}: joint {h:?} {:?}",
+                j.state()
+            );
+        }
+    }
+    export_loads(world);
+}
+
+/// Density 1e38 overflowed the mass and gave a NaN position. It is refused; the largest
+/// density on the largest shape keeps the mass, the fall and the export finite.
+#[test]
+fn density_1e38_is_refused_and_the_densest_largest_body_stays_finite() {
+    let errors = refused(&one_body(
+        "(shapes: [(shape: Circle(radius: 0.5), density: 1e38)])",
+    ));
+    assert!(errors.contains("got 1e38"), "{errors}");
+    let (mut world, _, ball) = fixed_and_ball(3.0);
+    let big = Geometry::Circle(Circle::new(Vec2::ZERO, limits::SIZE.max).unwrap());
+    world
+        .create_shape(ball, &ShapeDef::new(big).density(limits::DENSITY.max))
+        .unwrap();
+    assert!(world.body(ball).unwrap().mass().is_finite());
+    steps_finite(&mut world, 30);
+}
+
+/// A pendulum bob given 1e37 m/s kept a NaN joint impulse for ever (warm-started every
+/// step) while its velocity was silently zeroed, so it hung in mid-air. A file's speed is
+/// ranged (1e4 m/s); the core takes up to 1e18 m/s (an export's range): at that speed the
+/// bob is capped to 400 m/s, its joint impulse stays finite, and it swings on.
+#[test]
+fn pendulum_bob_at_1e37_m_s_keeps_no_nan_joint_impulse() {
+    let errors = refused(&one_body(
+        "(linear_velocity: (1e37, 0.0), shapes: [(shape: Circle(radius: 0.5))])",
+    ));
+    assert!(errors.contains("got (1e37, 0)"), "{errors}");
+    let (mut world, pivot, bob) = fixed_and_ball(2.0);
+    world
+        .create_joint(&JointDef::new(
+            pivot,
+            bob,
+            RevoluteJointDef {
+                anchor: Vec2::ZERO,
+                ..RevoluteJointDef::default()
+            },
+        ))
+        .unwrap();
+    world
+        .set_linear_velocity(bob, Vec2::new(0.0, limits::SAVED_STATE.max))
+        .unwrap();
+    steps_finite(&mut world, 60);
+    let b = world.body(bob).unwrap();
+    assert!(
+        (b.center().length() - 2.0).abs() < 0.1,
+        "still on its 2 m rod: {:?}",
+        b.center()
+    );
+    assert!(b.linear_velocity().length() > 1.0, "it swings, not hangs");
+}
+
+/// A soft weld spanning about 1 km under the soft step gave NaN. A joint's anchors lie
+/// within `MAX_JOINT_ARM` (50 m) of its bodies: the weld is refused, naming the joint.
+#[test]
+fn soft_weld_spanning_a_kilometre_is_refused() {
+    let errors = refused(
+        "Scene(settings: (solver: SoftStep),
+               bodies: [(name: \"a\", kind: Static),
+                        (name: \"b\", position: (1000.0, 0.0), shapes: [(shape: Circle(radius: 0.5))])],
+               joints: [(name: \"span\", body_a: \"a\", body_b: \"b\", kind: Weld(anchor: (500.0, 0.0)))])",
+    );
+    assert!(
+        errors.contains("span") && errors.contains("50 m"),
+        "{errors}"
+    );
+}
+
+/// A distance spring of 1e30 Hz gave NaN (`omega^2` overflowed). Refused; the stiffest
+/// accepted spring (1e4 Hz) stays finite under both solvers.
+#[test]
+fn spring_hertz_1e30_is_refused_and_the_stiffest_spring_stays_finite() {
+    for solver in [SolverKind::Classic, SolverKind::SoftStep] {
+        let (mut world, a, b) = fixed_and_ball(2.0);
+        world
+            .set_settings(SolverSettings {
+                solver,
+                ..*world.settings()
+            })
+            .unwrap();
+        world
+            .create_joint(&JointDef::new(
+                a,
+                b,
+                DistanceJointDef {
+                    enable_spring: true,
+                    hertz: limits::HERTZ.max,
+                    ..DistanceJointDef::new(Vec2::ZERO, Vec2::new(2.0, 0.0))
+                },
+            ))
+            .unwrap();
+        steps_finite(&mut world, 60);
+    }
+}
+
+/// A pile of 1e-9 m circles gave NaN (their inertias underflowed). The radius is refused;
+/// a pile of the smallest accepted circles (5 mm, lightest density) stays finite.
+#[test]
+fn pile_of_1e_9_m_circles_is_refused_and_the_smallest_circles_stay_finite() {
+    let errors = refused(&one_body("(shapes: [(shape: Circle(radius: 1e-9))])"));
+    assert!(errors.contains("got 1e-9"), "{errors}");
+    let mut world = World::new(SolverSettings::default());
+    let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+    let slab = Geometry::Polygon(Polygon::new_box(1.0, 0.1).unwrap());
+    world.create_shape(ground, &ShapeDef::new(slab)).unwrap();
+    for k in 0..200 {
+        let p = Vec2::new(
+            (k % 20) as f32 * 0.011 - 0.1,
+            0.12 + (k / 20) as f32 * 0.011,
+        );
+        let b = world.create_body(&BodyDef::dynamic(p)).unwrap();
+        let speck = Geometry::Circle(Circle::new(Vec2::ZERO, limits::MIN_SIZE).unwrap());
+        world
+            .create_shape(b, &ShapeDef::new(speck).density(limits::MIN_DENSITY))
+            .unwrap();
+    }
+    steps_finite(&mut world, 60);
+}
+
+/// `step_hz` 1e-38 and 1 ended in NaN and frozen bodies. Both are refused (10 to 1e4 Hz);
+/// the slowest accepted rate steps a falling box finitely.
+#[test]
+fn step_hz_1e_38_and_1_are_refused_and_the_slowest_rate_stays_finite() {
+    for hz in ["1e-38", "1.0"] {
+        let errors = refused(&format!("Scene(settings: (step_hz: {hz}))"));
+        assert!(
+            errors.contains("step_hz: must be between 10 and 1e4 Hz"),
+            "{errors}"
+        );
+    }
+    let (mut world, _, _) = fixed_and_ball(3.0);
+    world
+        .set_settings(SolverSettings {
+            step_hz: limits::STEP_HZ.min,
+            ..*world.settings()
+        })
+        .unwrap();
+    steps_finite(&mut world, 60);
+}
+
+/// Gravity 1e6 ended in NaN. Refused (±1e3 m/s² per component); the strongest accepted
+/// gravity drops a ball onto a floor and it stays finite.
+#[test]
+fn gravity_1e6_is_refused_and_the_strongest_gravity_stays_finite() {
+    let errors = refused("Scene(settings: (gravity: (0.0, -1e6)))");
+    assert!(errors.contains("got (0, -1e6)"), "{errors}");
+    let mut world = World::new(SolverSettings {
+        gravity: Vec2::new(0.0, limits::GRAVITY.min),
+        ..SolverSettings::default()
+    });
+    let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+    let slab = Geometry::Polygon(Polygon::new_box(5.0, 0.5).unwrap());
+    world.create_shape(ground, &ShapeDef::new(slab)).unwrap();
+    let b = world
+        .create_body(&BodyDef::dynamic(Vec2::new(0.0, 3.0)))
+        .unwrap();
+    let disc = Geometry::Circle(Circle::new(Vec2::ZERO, 0.5).unwrap());
+    world.create_shape(b, &ShapeDef::new(disc)).unwrap();
+    steps_finite(&mut world, 120);
+    assert!(world.body(b).unwrap().center().y > 0.5, "held by the floor");
 }
