@@ -1089,6 +1089,26 @@ mod tests {
         assert!(t.steps() - before <= MAX_STEPS_PER_FRAME as u64);
     }
 
+    /// A body whose state went non-finite was hidden (velocity zeroed). The window shows an
+    /// error line naming it, once, until the scene restarts.
+    #[test]
+    fn a_body_the_quarantine_froze_is_an_error_line() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fuzz_corpus/contact_impulse_at_range_edge_goes_non_finite.ron");
+        let library = Library::scan_dir(&scenes());
+        let mut t = Testbed::with_library(Some(&file), &Preferences::default(), library).unwrap();
+        assert!(t.errors().is_empty() && t.step_errors().is_empty());
+        for _ in 0..10 {
+            t.step();
+        }
+        assert_eq!(t.step_errors().len(), 1, "{:?}", t.step_errors());
+        assert!(
+            t.step_errors()[0].contains("body \"speck\"") && t.step_errors()[0].contains("frozen"),
+            "{:?}",
+            t.step_errors()
+        );
+    }
+
     #[test]
     fn unreadable_scene_is_an_error_naming_the_file() {
         let err = Testbed::new(
