@@ -18,6 +18,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::app::report::{to_json_line, StepMs, WorldReport};
 use crate::files::{escape, write_atomic, AtomicFile};
+use crate::physics::quarantine::describe_quarantine;
 use crate::physics::{Body, World};
 use crate::scene::catalog::{self, CATALOG};
 use crate::scene::export::{self, SceneMeta};
@@ -170,10 +171,15 @@ pub fn run(options: &RunOptions, out: &mut dyn Write, err: &mut dyn Write) -> i3
     };
     let dt = world.settings().dt();
     let mut times = Vec::with_capacity(options.steps.min(1 << 20) as usize);
+    let mut quarantined = false;
     for _ in 0..options.steps {
         let start = Instant::now();
         world.step(dt);
         times.push(start.elapsed().as_secs_f64() * 1000.0);
+        if let Some(line) = describe_quarantine(world) {
+            let _ = writeln!(err, "{}: error: {}", escape(&options.file), escape(&line));
+            quarantined = true;
+        }
         if let Some(t) = trace.as_mut() {
             if let Err(e) = write_trace_rows(t, world) {
                 let _ = writeln!(err, "cannot write the trace {}: {e}", escape(t.path()));
@@ -208,8 +214,21 @@ pub fn run(options: &RunOptions, out: &mut dyn Write, err: &mut dyn Write) -> i3
         text_report(&file.name, world, &times)
     };
     let _ = out.write_all(report.as_bytes());
+    if quarantined {
+        // The run finished (report and export written) but the state went non-finite.
+        let _ = writeln!(
+            err,
+            "{}: the state went non-finite; the bodies named above were frozen",
+            escape(&options.file)
+        );
+        return QUARANTINE_EXIT;
+    }
     0
 }
+
+/// Exit status of `run` when the step's quarantine froze a body or reset a constraint
+/// (its state went non-finite); 1 is for bad arguments and files.
+pub const QUARANTINE_EXIT: i32 = 3;
 
 /// A body's position, angle, velocity and angular velocity: `[x, y, angle, vx, vy, w]`.
 fn motion(b: &Body) -> [f32; 6] {

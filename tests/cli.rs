@@ -314,3 +314,30 @@ fn names_with_newlines_and_escape_codes_are_printed_escaped() {
     assert!(err.contains("bad\\nname\\u{1b}.ron:1:"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A body whose state went non-finite was hidden (its velocity zeroed) and `run` exited 0.
+/// Now `run` names the body on stderr and exits 3; the run still finishes, and its export
+/// (the body frozen, kinematic, at rest) loads again.
+#[test]
+fn run_exits_3_naming_a_body_the_quarantine_froze() {
+    let dir = temp_dir("quarantine");
+    let export = dir.join("out.ron");
+    let out = testbed(&[
+        "run",
+        "tests/fuzz_corpus/contact_impulse_at_range_edge_goes_non_finite.ron",
+        "--steps",
+        "20",
+        "--export",
+        export.to_str().unwrap(),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("body \"speck\"") && err.contains("went non-finite and was frozen"),
+        "{err}"
+    );
+    assert_eq!(err.matches("step ").count(), 1, "reported once: {err}");
+    let again = testbed(&["run", export.to_str().unwrap(), "--steps", "20"]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    let _ = std::fs::remove_dir_all(dir);
+}

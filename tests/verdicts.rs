@@ -48,7 +48,7 @@ fn bad_verdict_fields_are_reported_with_their_place() {
         .to_string();
     for expected in [
         "bad.ron: verdict: label: must not be empty",
-        "bad.ron: verdict: criterion.max_gap: must be a finite number above zero",
+        "bad.ron: verdict: criterion.max_gap: must be above 0 and at most 4e6 m (a length",
         "bad.ron: verdict: soft_substeps: must be 1 to 64, got 0",
         "bad.ron: verdict: pyramid_base: the scene has no Pyramid generator",
     ] {
@@ -57,6 +57,45 @@ fn bad_verdict_fields_are_reported_with_their_place() {
             "missing {expected:?} in:\n{errors}"
         );
     }
+}
+
+/// Criterion numbers had a lower bound only: 1e38 m or an infinite-looking speed was taken.
+/// Each has the upper end of its documented range (lengths, speeds, the angle), and the
+/// error names the field, the value and the range.
+#[test]
+fn verdict_criterion_numbers_past_their_range_are_refused() {
+    for (criterion, expected) in [
+        (
+            "Stands(max_move: 1e30)",
+            "criterion.max_move: must be above 0 and at most 4e6 m (a length: the farthest two \
+             coordinates can be apart), got 1e30",
+        ),
+        (
+            "GentleRecovery(max_speed: 2e4, max_overlap: 0.1)",
+            "criterion.max_speed: must be above 0 and at most 1e4 m/s (a speed",
+        ),
+        (
+            "HeavyHeld(max_overlap: 0.3, max_light_turn: 3e7)",
+            "criterion.max_light_turn: must be above 0 and at most 1e7 rad (an angle",
+        ),
+    ] {
+        let text = format!(
+            "Scene(bodies: [(name: \"box\", position: (0, 1))], \
+             verdict: (label: \"x\", criterion: {criterion}))"
+        );
+        let errors = impulse::scene::load_str(&text, "far.ron")
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            errors.contains(expected),
+            "missing {expected:?} in:\n{errors}"
+        );
+    }
+    // The top of each range is taken.
+    let text = "Scene(bodies: [(name: \"box\", kind: Static)], verdict: (label: \"x\", \
+                criterion: GentleRecovery(max_speed: 1e4, max_overlap: 4e6)))";
+    assert!(impulse::scene::load_str(text, "edge.ron").is_ok());
 }
 
 #[test]

@@ -60,6 +60,9 @@ impl Testbed {
                 ui.label(RichText::new(escape(e)).color(ERROR_COLOR).monospace());
             }
         }
+        for e in &self.scene.step_errors {
+            ui.label(RichText::new(escape(e)).color(ERROR_COLOR).monospace());
+        }
         let mut sections = self.view.sections;
         section(ui, "Scenes", &mut sections.scenes, |ui| self.scenes_ui(ui));
         section(ui, "Run", &mut sections.run, |ui| self.run_ui(ui));

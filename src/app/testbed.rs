@@ -56,6 +56,7 @@ use super::watch::FileWatch;
 use crate::files::escape;
 use crate::lab::compare::MAX_WORLDS;
 use crate::lab::{Comparison, Input, Replay, Session};
+use crate::physics::quarantine::describe_quarantine;
 use crate::physics::{Aabb, BodyKind, Color, DrawFlags, SolverSettings, Vec2, World};
 use crate::scene::{self, CameraFile, SceneFile};
 
@@ -154,6 +155,9 @@ pub(super) struct SceneState {
     pub(super) errors: Vec<String>,
     /// Messages for the top of the panel (ignored settings file, missing scenes folder).
     pub(super) notices: Vec<String>,
+    /// What the step's quarantine caught since the scene started (a body whose state went
+    /// non-finite, frozen), one line each; shown in the panel as errors.
+    pub(super) step_errors: Vec<String>,
     pub(super) watch: Option<FileWatch>,
     /// The camera of a newly opened scene, until the window takes it.
     pub(super) camera_request: Option<CameraFile>,
@@ -254,6 +258,7 @@ impl Testbed {
                 settings: SolverSettings::default(),
                 errors: Vec::new(),
                 notices,
+                step_errors: Vec::new(),
                 watch: None,
                 camera_request: None,
             },
@@ -495,6 +500,7 @@ impl Testbed {
 
     /// Run `base` in one world per preset, each with its preset's settings.
     fn start_from_presets(&mut self, base: World) {
+        self.scene.step_errors.clear();
         let settings = self
             .lab
             .presets
@@ -817,8 +823,35 @@ impl Testbed {
             }
             times.push_back(ms);
         }
+        self.note_quarantine();
         self.lab.rewind.record_step(&self.lab.live);
         self.lab.probe.sample(&self.lab.live);
+    }
+
+    /// An error line (panel and log) for each world whose last step froze a body or reset a
+    /// constraint because its state went non-finite (`physics/quarantine.rs`).
+    fn note_quarantine(&mut self) {
+        let many = self.lab.live.sessions.len() > 1;
+        for session in &self.lab.live.sessions {
+            let Some(line) = describe_quarantine(&session.world) else {
+                continue;
+            };
+            let line = if many {
+                format!("{}: {line}", session.label)
+            } else {
+                line
+            };
+            eprintln!("testbed: error: {}", escape(&line));
+            const KEPT: usize = 8;
+            if self.scene.step_errors.len() < KEPT {
+                self.scene.step_errors.push(line);
+            }
+        }
+    }
+
+    /// The quarantine's error lines since the scene started (see `note_quarantine`).
+    pub fn step_errors(&self) -> &[String] {
+        &self.scene.step_errors
     }
 
     /// A uniform random number in `lo..hi` (xorshift; the testbed needs no quality).
@@ -1054,6 +1087,26 @@ mod tests {
         let before = t.steps();
         t.update(10.0);
         assert!(t.steps() - before <= MAX_STEPS_PER_FRAME as u64);
+    }
+
+    /// A body whose state went non-finite was hidden (velocity zeroed). The window shows an
+    /// error line naming it, once, until the scene restarts.
+    #[test]
+    fn a_body_the_quarantine_froze_is_an_error_line() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fuzz_corpus/contact_impulse_at_range_edge_goes_non_finite.ron");
+        let library = Library::scan_dir(&scenes());
+        let mut t = Testbed::with_library(Some(&file), &Preferences::default(), library).unwrap();
+        assert!(t.errors().is_empty() && t.step_errors().is_empty());
+        for _ in 0..10 {
+            t.step();
+        }
+        assert_eq!(t.step_errors().len(), 1, "{:?}", t.step_errors());
+        assert!(
+            t.step_errors()[0].contains("body \"speck\"") && t.step_errors()[0].contains("frozen"),
+            "{:?}",
+            t.step_errors()
+        );
     }
 
     #[test]

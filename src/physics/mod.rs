@@ -17,6 +17,8 @@
 //! - [`contact`]: the contact set: pairs kept across steps, the narrow phase, feature-id
 //!   matching and manifold recycling.
 //! - [`island`]: islands, sleep and waking.
+//! - [`quarantine`]: after the driver, speeds held to the caps, impulses to the saved range,
+//!   and a body whose state went non-finite frozen and reported.
 //! - [`solver`]: the step's stages and the solvers (classic sequential impulses with the
 //!   block solver; the soft step), each constraint family with its scalar and SIMD paths.
 //! - [`joint`]: one file per joint type, dispatched by one `match`.
@@ -35,6 +37,7 @@ pub mod island;
 pub mod joint;
 pub mod limits;
 pub mod math;
+pub mod quarantine;
 pub mod query;
 pub mod settings;
 pub mod shape;

@@ -28,7 +28,7 @@ use super::{BodyHandle, JointHandle, ShapeHandle};
 pub use super::debug_draw::draw_geometry;
 
 /// Counts and timings of the last step. Times in milliseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepStats {
     pub bodies: usize,
     pub awake_bodies: usize,
@@ -55,6 +55,21 @@ pub struct StepStats {
     pub max_penetration: f32,
     /// Sum of the bodies' kinetic energies, J.
     pub kinetic_energy: f32,
+    /// Bodies whose state went non-finite (or left the saved range) during the step: the
+    /// quarantine froze them (kinematic, at rest, at their pose before the step). See
+    /// `physics/quarantine.rs`.
+    pub quarantined_bodies: Vec<BodyHandle>,
+    /// Joints left with an impulse that was not finite: their impulses were reset.
+    pub quarantined_joints: Vec<JointHandle>,
+    /// Contacts left with a number that was not finite: their manifolds were emptied.
+    pub quarantined_contacts: usize,
+}
+
+impl StepStats {
+    /// How many bodies, joints and contacts the quarantine caught during the step.
+    pub fn quarantined(&self) -> usize {
+        self.quarantined_bodies.len() + self.quarantined_joints.len() + self.quarantined_contacts
+    }
 }
 
 /// Everything simulated. See the crate docs for units. Cloning a world gives an independent
@@ -245,10 +260,48 @@ impl World {
         Ok(handle)
     }
 
-    /// Add a shape to a body; the body's mass is recomputed.
+    /// Add a shape to a body; the body's mass is recomputed (from all its shapes: adding
+    /// many shapes to one body one at a time costs the square of their count; use
+    /// [`World::create_shapes`]).
     pub fn create_shape(&mut self, body: BodyHandle, def: &ShapeDef) -> PhysicsResult<ShapeHandle> {
         def.validate()?;
-        let b = self.bodies.get(body).ok_or_else(no_body)?;
+        let first = self.bodies.get(body).ok_or_else(no_body)?.shapes.len();
+        let handle = self.insert_shape(body, def);
+        self.update_mass_after(body, first);
+        self.wake_body(body);
+        Ok(handle)
+    }
+
+    /// Add several shapes to a body at once, in order: the same world, bit for bit, as
+    /// `create_shape` for each in turn (velocities included), but the body's mass is
+    /// recomputed once, so the cost grows linearly with the number of shapes. Nothing is
+    /// added when a definition is refused: the error comes with its index in `defs`.
+    pub fn create_shapes(
+        &mut self,
+        body: BodyHandle,
+        defs: &[ShapeDef],
+    ) -> Result<Vec<ShapeHandle>, (usize, PhysicsError)> {
+        for (k, def) in defs.iter().enumerate() {
+            def.validate().map_err(|e| (k, e))?;
+        }
+        let first = self
+            .bodies
+            .get(body)
+            .ok_or_else(|| (0, no_body()))?
+            .shapes
+            .len();
+        let handles: Vec<ShapeHandle> = defs.iter().map(|d| self.insert_shape(body, d)).collect();
+        if !handles.is_empty() {
+            self.update_mass_after(body, first);
+            self.wake_body(body);
+        }
+        Ok(handles)
+    }
+
+    /// Make a validated shape on an existing body, with its broad-phase proxy, and list it
+    /// on the body. The body's mass is left to the caller.
+    fn insert_shape(&mut self, body: BodyHandle, def: &ShapeDef) -> ShapeHandle {
+        let b = self.bodies.get(body).expect("checked by the caller");
         let aabb = def.geometry.aabb(&b.transform());
         let kind = if b.kind == BodyKind::Static {
             ProxyKind::Static
@@ -292,9 +345,7 @@ impl World {
             .expect("checked")
             .shapes
             .push(handle);
-        self.update_mass(body);
-        self.wake_body(body);
-        Ok(handle)
+        handle
     }
 
     /// Remove a shape and its contacts; the body's mass is recomputed.
@@ -439,26 +490,58 @@ impl World {
     /// Mass, centre of mass and inertia from the shapes. A dynamic body with no mass gets
     /// 1 kg and no rotational inertia (Box2D's rule), so it still falls.
     fn update_mass(&mut self, handle: BodyHandle) {
+        let last = self.bodies.get(handle).map_or(0, |b| b.shapes.len());
+        self.update_mass_after(handle, last.saturating_sub(1));
+    }
+
+    /// `update_mass` after the shapes from index `first` on were added one at a time: the
+    /// centre of mass moves once per added shape (prefix sums, exactly as the recomputes of
+    /// single additions would sum them) and a dynamic body's velocity follows each move, so
+    /// the result is the same, bit for bit, as one `update_mass` per shape; the inertia and
+    /// the extent, which depend only on the final centre, are computed once. Linear in the
+    /// body's shape count.
+    fn update_mass_after(&mut self, handle: BodyHandle, first: usize) {
         let Some(b) = self.bodies.get(handle) else {
             return;
         };
-        let mut mass = 0.0;
-        let mut weighted = Vec2::ZERO;
         let mut parts = Vec::with_capacity(b.shapes.len());
         for &s in &b.shapes {
             let shape = self.shapes.get(s).expect("body's shape");
-            let md = shape.geometry.mass_data(shape.density);
-            mass += md.mass;
-            weighted += md.mass * md.center;
-            parts.push((md, shape.geometry));
+            parts.push((shape.geometry.mass_data(shape.density), shape.geometry));
         }
         let b = self.bodies.get_mut(handle).expect("checked");
-        let old_center = b.center;
-        let local_center = if mass > 0.0 {
-            weighted / mass
-        } else {
-            Vec2::ZERO
+        let dynamic = b.kind == BodyKind::Dynamic;
+        // The centre of mass after each addition from `first` on (once, with no shapes).
+        let first = first.min(parts.len().saturating_sub(1));
+        let mut mass = 0.0;
+        let mut weighted = Vec2::ZERO;
+        let mut moved = false;
+        let mut move_center = |b: &mut Body, mass: f32, weighted: Vec2| {
+            let old_center = b.center;
+            b.local_center = if mass > 0.0 {
+                weighted / mass
+            } else {
+                Vec2::ZERO
+            };
+            b.center = b.origin + b.q.rotate(b.local_center);
+            moved |= b.center != old_center;
+            if dynamic {
+                // Keep the velocity of the material points: v_new = v + w x (c_new - c_old).
+                let shift = b.center - old_center;
+                b.linear_velocity += super::math::cross_sv(b.angular_velocity, shift);
+            }
         };
+        if parts.is_empty() {
+            move_center(b, mass, weighted);
+        }
+        for (k, (md, _)) in parts.iter().enumerate() {
+            mass += md.mass;
+            weighted += md.mass * md.center;
+            if k >= first {
+                move_center(b, mass, weighted);
+            }
+        }
+        let local_center = b.local_center;
         let mut inertia = 0.0;
         let mut extent: f32 = 0.0;
         for (md, geometry) in &parts {
@@ -467,9 +550,7 @@ impl World {
             extent = extent.max(geometry.extent_from(local_center));
         }
         b.extent = extent;
-        b.local_center = local_center;
-        b.center = b.origin + b.q.rotate(local_center);
-        if b.center != old_center {
+        if moved {
             // Recycled manifolds keep their points relative to the centres of mass.
             for c in self.contacts.contacts.iter_mut() {
                 if c.body_a == handle || c.body_b == handle {
@@ -478,7 +559,7 @@ impl World {
             }
         }
         let b = self.bodies.get_mut(handle).expect("checked");
-        if b.kind != BodyKind::Dynamic {
+        if !dynamic {
             b.mass = 0.0;
             b.inv_mass = 0.0;
             b.inertia = 0.0;
@@ -499,9 +580,6 @@ impl World {
             b.inertia = 0.0;
             b.inv_inertia = 0.0;
         }
-        // Keep the velocity of the material points: v_new = v + w x (c_new - c_old).
-        let shift = b.center - old_center;
-        b.linear_velocity += super::math::cross_sv(b.angular_velocity, shift);
     }
 
     // ----------------------------------------------------------------------------------
@@ -668,8 +746,11 @@ impl World {
     ///    9. `store_impulses` for the next warm start;
     ///    10. `store_joint_state`;
     ///    11. `finalize_bodies`: velocities and motion back to the bodies;
-    /// 3. `update_sleep`: islands that stayed still fall asleep;
-    /// 4. `clear_forces`.
+    /// 3. `quarantine` (`quarantine.rs`), after whichever driver ran: speeds held to the
+    ///    caps, impulses to the saved range, and a body whose state is not finite frozen
+    ///    and reported in the stats;
+    /// 4. `update_sleep`: islands that stayed still fall asleep;
+    /// 5. `clear_forces`.
     ///
     /// Classic: `substeps` full steps of `dt / substeps` (collide and driver each). Soft
     /// step: one collide, then one driver call that runs the sub-steps.
@@ -684,10 +765,14 @@ impl World {
         match self.settings.solver {
             SolverKind::Classic => {
                 let h = dt / substeps as f32;
-                for _ in 0..substeps {
+                for k in 0..substeps {
                     self.collide(h);
                     let (solver, mut world, stats) = self.solver_parts();
                     classic::step(solver, &mut world, h, stats);
+                    if k + 1 < substeps {
+                        // Before the next collide (the last runs after the match).
+                        self.quarantine();
+                    }
                 }
             }
             SolverKind::SoftStep => {
@@ -696,6 +781,7 @@ impl World {
                 soft_step::step(solver, &mut world, dt, substeps, stats);
             }
         }
+        self.quarantine();
         self.islands.update_sleep(
             &mut self.bodies,
             &self.contacts.contacts,
@@ -754,7 +840,7 @@ impl World {
         self.stats.narrow_phase_ms += (t2 - t1).as_secs_f32() * 1000.0;
     }
 
-    /// Stage 4: forces and torques last for one step.
+    /// Stage 5: forces and torques last for one step.
     fn clear_forces(&mut self) {
         for &i in &self.islands.awake {
             let b = self.bodies.at_mut(i);
@@ -764,7 +850,7 @@ impl World {
     }
 
     fn finish_stats(&mut self, start: Instant) {
-        let mut stats = self.stats;
+        let mut stats = std::mem::take(&mut self.stats);
         stats.bodies = self.bodies.len();
         stats.awake_bodies = self.islands.awake.len();
         stats.joints = self.joints.len();

@@ -328,7 +328,7 @@ fn check_body(body: &BodyFile, exported: bool) -> Vec<String> {
     finite(&mut e, "gravity_scale", body.gravity_scale);
     let dynamic = body.kind == BodyKindFile::Dynamic;
     if body.shapes.len() > limits::MAX_SHAPES_PER_BODY {
-        // Refused before the shapes are looked at: loading costs the square of this count.
+        // Refused before the shapes are looked at: stepping such a body costs its shapes.
         e.push(format!(
             "{} shapes; a body has at most {} (split it into several bodies joined by weld \
              joints)",
@@ -724,26 +724,31 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                 return Err(SceneErrors(report.errors));
             }
         };
-        let mut shapes = Vec::with_capacity(body.shapes.len());
+        // All of a body's shapes at once: its mass is computed once (linear in the shape
+        // count; one at a time it was the square).
+        let mut defs = Vec::with_capacity(body.shapes.len());
         for (k, shape) in body.shapes.iter().enumerate() {
-            let made = make_geometry(&shape.shape).and_then(|geometry| {
-                let def = ShapeDef {
+            match make_geometry(&shape.shape) {
+                Ok(geometry) => defs.push(ShapeDef {
                     geometry,
                     density: shape.density,
                     friction: shape.friction,
                     restitution: shape.restitution,
                     filter: shape.filter.into(),
-                };
-                world.create_shape(handle, &def).map_err(|e| e.to_string())
-            });
-            match made {
-                Ok(s) => shapes.push(s),
+                }),
                 Err(m) => {
                     report.push(what.clone(), format!("shape {k}: {m}"));
                     return Err(SceneErrors(report.errors));
                 }
             }
         }
+        let shapes = match world.create_shapes(handle, &defs) {
+            Ok(shapes) => shapes,
+            Err((k, e)) => {
+                report.push(what.clone(), format!("shape {k}: {e}"));
+                return Err(SceneErrors(report.errors));
+            }
+        };
         // Adding shapes wakes a body: put it to sleep after them.
         if !body.awake && body.kind != BodyKindFile::Static {
             let _ = world.set_awake(handle, false);
@@ -1270,6 +1275,16 @@ fn restore_state(
 // ------------------------------------------------------------------------------------------
 // Verdict.
 
+/// The documented range whose upper end bounds a verdict criterion number: speeds are
+/// speeds, `max_light_turn` an angle, the rest lengths.
+fn criterion_range(field: &str) -> &'static limits::Range {
+    match field {
+        "rest_speed" | "max_speed" => &limits::SPEED,
+        "max_light_turn" => &limits::ANGLE,
+        _ => &limits::LENGTH,
+    }
+}
+
 /// Every problem of a scene's `verdict`, as `field: message`.
 fn check_verdict(verdict: &VerdictFile, scene: &SceneFile) -> Vec<String> {
     let mut errors = Vec::new();
@@ -1277,10 +1292,16 @@ fn check_verdict(verdict: &VerdictFile, scene: &SceneFile) -> Vec<String> {
         errors.push("label: must not be empty (the row label of the verdict table)".to_owned());
     }
     for (field, value) in verdict.criterion.numbers() {
-        if !(value.is_finite() && value > 0.0) {
+        // Above zero and at most the largest number of its kind a scene can hold.
+        let range = criterion_range(field);
+        if !(value.is_finite() && value > 0.0 && value <= range.max) {
             errors.push(format!(
-                "criterion.{field}: must be a finite number above zero (metres, or m/s for \
-                 speeds), got {value}"
+                "criterion.{field}: must be above 0 and at most {} {} ({}: {}), got {}",
+                limits::number(range.max),
+                range.unit,
+                range.name,
+                range.why,
+                limits::number(value)
             ));
         }
     }

@@ -381,6 +381,12 @@ impl Joint {
         each!(&mut self.kind, j => j.solve(bodies, ctx, use_bias))
     }
 
+    /// Forget every accumulated impulse (the quarantine, when a body it joins is frozen
+    /// or an impulse is not finite).
+    pub(crate) fn zero_impulses(&mut self) {
+        each!(&mut self.kind, j => j.zero_impulses())
+    }
+
     /// The compact soft-step row of a prepared joint, when the joint is a free revolute pin
     /// (see `RevoluteRow`); `slot` is the joint's slot in the world's arena.
     pub(crate) fn revolute_row(&self, slot: usize) -> Option<RevoluteRow> {
@@ -566,11 +572,34 @@ impl Joint {
 trait StateValue: Copy {
     fn is_finite_value(self) -> bool;
     fn push_bits(self, out: &mut Vec<u32>);
+    /// The value held inside `-max ..= max` (each component); NaN stays NaN.
+    fn held(self, max: f32) -> Self;
+    /// Its numbers, to write (tests).
+    #[cfg(test)]
+    fn parts(&mut self) -> Vec<&mut f32>;
+}
+
+/// `v` held inside `-max ..= max`; NaN stays NaN (the quarantine looks for it).
+fn held(v: f32, max: f32) -> f32 {
+    if v > max {
+        max
+    } else if v < -max {
+        -max
+    } else {
+        v
+    }
 }
 
 impl StateValue for f32 {
     fn is_finite_value(self) -> bool {
         self.is_finite()
+    }
+    fn held(self, max: f32) -> Self {
+        held(self, max)
+    }
+    #[cfg(test)]
+    fn parts(&mut self) -> Vec<&mut f32> {
+        vec![self]
     }
     fn push_bits(self, out: &mut Vec<u32>) {
         out.push(self.to_bits());
@@ -584,6 +613,13 @@ impl StateValue for Vec2 {
     fn push_bits(self, out: &mut Vec<u32>) {
         out.push(self.x.to_bits());
         out.push(self.y.to_bits());
+    }
+    fn held(self, max: f32) -> Self {
+        Vec2::new(held(self.x, max), held(self.y, max))
+    }
+    #[cfg(test)]
+    fn parts(&mut self) -> Vec<&mut f32> {
+        vec![&mut self.x, &mut self.y]
     }
 }
 
@@ -642,6 +678,49 @@ macro_rules! joint_states {
                         $($field: state_place!(j, $field $(, $($place).+)?)),*
                     },)*
                 }
+            }
+
+            /// After a step: every accumulated impulse of the state (the fields named
+            /// `*impulse`) held inside the saved range ([`limits::ACCUMULATED_IMPULSE`],
+            /// ±1e30 N s) that the loader accepts, so every export loads again (a prismatic
+            /// joint's `impulse` grew to 1.57e30). Values inside the range are unchanged.
+            /// Returns false, with every impulse zeroed, when one was not finite.
+            pub(crate) fn hold_impulses(&mut self) -> bool {
+                let max = limits::ACCUMULATED_IMPULSE.max;
+                let mut finite = true;
+                match &mut self.kind {
+                    $(JointKind::$variant(j) => {
+                        $(
+                            if stringify!($field).ends_with("impulse") {
+                                let place = &mut state_place!(j, $field $(, $($place).+)?);
+                                finite &= StateValue::is_finite_value(*place);
+                                *place = StateValue::held(*place, max);
+                            }
+                        )*
+                    })*
+                }
+                if !finite {
+                    self.zero_impulses();
+                }
+                finite
+            }
+
+            /// Every number of every accumulated impulse, to write (tests).
+            #[cfg(test)]
+            pub(crate) fn impulses_mut(&mut self) -> Vec<&mut f32> {
+                let mut out = Vec::new();
+                match &mut self.kind {
+                    $(JointKind::$variant(j) => {
+                        $(
+                            if stringify!($field).ends_with("impulse") {
+                                out.extend(StateValue::parts(
+                                    &mut state_place!(j, $field $(, $($place).+)?),
+                                ));
+                            }
+                        )*
+                    })*
+                }
+                out
             }
 
             /// Put back a saved state. Refused (and nothing changed) when it is of another

@@ -42,6 +42,10 @@ pub(crate) struct StepSolver {
     pub(crate) record_residuals: bool,
     pub(crate) residuals: Vec<f32>,
     residual_scratch: Vec<(Vec2, f32)>,
+    /// Centre and angle of each awake body when `build_solver_bodies` ran (the solver body
+    /// array's order, without the static body 0): where the quarantine puts back a body
+    /// whose state went non-finite.
+    start_poses: Vec<(Vec2, f32)>,
     /// Time spent in `integrate_positions` since `start_clock`.
     integrate_time: Duration,
 }
@@ -66,9 +70,11 @@ impl StepSolver {
     pub(crate) fn build_solver_bodies(&mut self, world: &mut StepWorld) {
         self.bodies.clear();
         self.bodies.push(SolverBody::STATIC);
+        self.start_poses.clear();
         for (k, &i) in world.awake.iter().enumerate() {
             let b = world.bodies.at_mut(i);
             b.solver_index = k + 1;
+            self.start_poses.push((b.center, b.angle));
             self.bodies.push(SolverBody {
                 v: b.linear_velocity,
                 w: b.angular_velocity,
@@ -79,6 +85,11 @@ impl StepSolver {
                 d_angle: 0.0,
             });
         }
+    }
+
+    /// The centre and angle of the `k`-th awake body at the start of the last driver call.
+    pub(crate) fn start_pose(&self, k: usize) -> Option<(Vec2, f32)> {
+        self.start_poses.get(k).copied()
     }
 
     /// Gravity, forces and damping into velocities.
@@ -144,30 +155,13 @@ impl StepSolver {
         self.contacts.solve(&mut self.bodies, ctx, mode);
     }
 
-    /// Move bodies by their velocities (speeds clamped to the engine limits).
+    /// Move bodies by their velocities (speeds clamped to the engine limits). A velocity
+    /// that is not finite is left as it is: the quarantine after the driver finds the body,
+    /// reports it and freezes it (`physics/quarantine.rs`); zeroing it here hid the NaN.
     pub(crate) fn integrate_positions(&mut self, h: f32) {
         let start = Instant::now();
-        let max_v2 = MAX_TRANSLATION_SPEED * MAX_TRANSLATION_SPEED;
         for sb in self.bodies.iter_mut().skip(1) {
-            let v2 = sb.v.length_squared();
-            if v2 > max_v2 {
-                if v2.is_finite() {
-                    sb.v *= MAX_TRANSLATION_SPEED / v2.sqrt();
-                } else if sb.v.is_finite() {
-                    // `v . v` overflowed f32 (speeds above ~1.8e19 m/s): scale by the largest
-                    // component first, so the cap keeps the direction instead of giving
-                    // `MAX / inf = 0`.
-                    let u = sb.v / sb.v.abs().max_element();
-                    sb.v = u * (MAX_TRANSLATION_SPEED / u.length());
-                }
-            }
-            if !sb.v.is_finite() {
-                sb.v = Vec2::ZERO;
-            }
-            if !sb.w.is_finite() {
-                sb.w = 0.0;
-            }
-            sb.w = sb.w.clamp(-MAX_ROTATION_SPEED, MAX_ROTATION_SPEED);
+            (sb.v, sb.w) = cap_speeds(sb.v, sb.w);
             sb.dp += h * sb.v;
             sb.d_angle += h * sb.w;
             sb.dq = sb.dq.integrate(h * sb.w);
@@ -209,6 +203,27 @@ impl StepSolver {
             b.sync_transform();
         }
     }
+}
+
+/// Speeds held to the engine's caps ([`MAX_TRANSLATION_SPEED`], [`MAX_ROTATION_SPEED`]):
+/// the linear speed keeps its direction. Speeds under the caps and non-finite ones are
+/// unchanged. Used by `integrate_positions` and again at the end of the step (the relax and
+/// restitution passes may speed bodies up after integration).
+pub(crate) fn cap_speeds(mut v: Vec2, w: f32) -> (Vec2, f32) {
+    let max_v2 = MAX_TRANSLATION_SPEED * MAX_TRANSLATION_SPEED;
+    let v2 = v.length_squared();
+    if v2 > max_v2 {
+        if v2.is_finite() {
+            v *= MAX_TRANSLATION_SPEED / v2.sqrt();
+        } else if v.is_finite() {
+            // `v . v` overflowed f32 (speeds above ~1.8e19 m/s): scale by the largest
+            // component first, so the cap keeps the direction instead of giving
+            // `MAX / inf = 0`.
+            let u = v / v.abs().max_element();
+            v = u * (MAX_TRANSLATION_SPEED / u.length());
+        }
+    }
+    (v, w.clamp(-MAX_ROTATION_SPEED, MAX_ROTATION_SPEED))
 }
 
 #[cfg(test)]
