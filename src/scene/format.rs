@@ -1026,7 +1026,7 @@ pub struct ManifoldPointFile {
 /// Declares `JointStateFile`, the core's `JointState` variant for variant and field for field,
 /// with the conversions both ways.
 macro_rules! joint_state_file {
-    ($($variant:ident { $($field:ident: $ty:ty),* $(,)? }),* $(,)?) => {
+    ($($variant:ident($state:ident) { $($field:ident: $ty:ty),* $(,)? }),* $(,)?) => {
         /// A joint's exact solver state (`JointState`): local anchors and axes, reference
         /// angles and lengths as computed at creation, offsets and targets, and accumulated
         /// impulses. Written by export, one per joint.
@@ -1039,7 +1039,9 @@ macro_rules! joint_state_file {
         impl From<&JointState> for JointStateFile {
             fn from(s: &JointState) -> Self {
                 match *s {
-                    $(JointState::$variant { $($field),* } => JointStateFile::$variant { $($field),* },)*
+                    $(JointState::$variant(crate::physics::joint::$state { $($field),* }) => {
+                        JointStateFile::$variant { $($field),* }
+                    })*
                 }
             }
         }
@@ -1047,7 +1049,9 @@ macro_rules! joint_state_file {
         impl From<&JointStateFile> for JointState {
             fn from(s: &JointStateFile) -> Self {
                 match *s {
-                    $(JointStateFile::$variant { $($field),* } => JointState::$variant { $($field),* },)*
+                    $(JointStateFile::$variant { $($field),* } => {
+                        JointState::$variant(crate::physics::joint::$state { $($field),* })
+                    })*
                 }
             }
         }
@@ -1093,7 +1097,7 @@ impl StateNumber for Vec2 {
 }
 
 joint_state_file! {
-    Revolute {
+    Revolute(RevoluteState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         reference_angle: f32,
@@ -1102,7 +1106,7 @@ joint_state_file! {
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Prismatic {
+    Prismatic(PrismaticState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         local_axis_a: Vec2,
@@ -1112,7 +1116,7 @@ joint_state_file! {
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Wheel {
+    Wheel(WheelState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         local_axis_a: Vec2,
@@ -1122,20 +1126,20 @@ joint_state_file! {
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Weld {
+    Weld(WeldState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         reference_angle: f32,
         linear_impulse: Vec2,
         angular_impulse: f32,
     },
-    Angle {
+    Angle(AngleState) {
         offset: f32,
         impulse: f32,
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Pulley {
+    Pulley(PulleyState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         length_a: f32,
@@ -1143,7 +1147,7 @@ joint_state_file! {
         constant: f32,
         impulse: f32,
     },
-    Distance {
+    Distance(DistanceState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         length: f32,
@@ -1151,19 +1155,19 @@ joint_state_file! {
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Motor {
+    Motor(MotorState) {
         linear_offset: Vec2,
         angular_offset: f32,
         linear_impulse: Vec2,
         angular_impulse: f32,
     },
-    Friction {
+    Friction(FrictionState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         linear_impulse: Vec2,
         angular_impulse: f32,
     },
-    Mouse {
+    Mouse(MouseState) {
         target: Vec2,
         local_anchor_b: Vec2,
         impulse: Vec2,

@@ -42,25 +42,27 @@ pub mod prismatic;
 pub mod pulley;
 pub mod revolute;
 mod rows;
+mod state;
 pub mod weld;
 pub mod wheel;
 
-pub use angle::{AngleJoint, AngleJointDef};
-pub use distance::{DistanceJoint, DistanceJointDef};
-pub use friction::{FrictionJoint, FrictionJointDef};
-pub use motor::{MotorJoint, MotorJointDef};
-pub use mouse::{MouseJoint, MouseJointDef};
-pub use prismatic::{PrismaticJoint, PrismaticJointDef};
-pub use pulley::{PulleyJoint, PulleyJointDef};
+pub use angle::{AngleJoint, AngleJointDef, AngleState};
+pub use distance::{DistanceJoint, DistanceJointDef, DistanceState};
+pub use friction::{FrictionJoint, FrictionJointDef, FrictionState};
+pub use motor::{MotorJoint, MotorJointDef, MotorState};
+pub use mouse::{MouseJoint, MouseJointDef, MouseState};
+pub use prismatic::{PrismaticJoint, PrismaticJointDef, PrismaticState};
+pub use pulley::{PulleyJoint, PulleyJointDef, PulleyState};
 use revolute::RevoluteRow;
-pub use revolute::{RevoluteJoint, RevoluteJointDef};
+pub use revolute::{RevoluteJoint, RevoluteJointDef, RevoluteState};
 pub(crate) use rows::{
     apply_angular, apply_linear, arm, check_order, clamp_increment, clamp_increment_vec,
     draw_anchors, inv_or_zero, point_velocity, rigid_softness, solve22, solve33, spring_softness,
     unit_axis, Anchors, BodyPair, Slide, ANCHOR_SIZE,
 };
-pub use weld::{WeldJoint, WeldJointDef};
-pub use wheel::{WheelJoint, WheelJointDef};
+pub(crate) use state::saved_state;
+pub use weld::{WeldJoint, WeldJointDef, WeldState};
+pub use wheel::{WheelJoint, WheelJointDef, WheelState};
 
 use super::body::Body;
 use super::debug_draw::{DebugDraw, DrawFlags};
@@ -562,73 +564,34 @@ impl Joint {
     }
 }
 
-/// A number a joint state holds: checked finite on restore, fed to the state hash.
-trait StateValue: Copy {
-    fn is_finite_value(self) -> bool;
-    fn push_bits(self, out: &mut Vec<u32>);
-}
-
-impl StateValue for f32 {
-    fn is_finite_value(self) -> bool {
-        self.is_finite()
-    }
-    fn push_bits(self, out: &mut Vec<u32>) {
-        out.push(self.to_bits());
-    }
-}
-
-impl StateValue for Vec2 {
-    fn is_finite_value(self) -> bool {
-        self.is_finite()
-    }
-    fn push_bits(self, out: &mut Vec<u32>) {
-        out.push(self.x.to_bits());
-        out.push(self.y.to_bits());
-    }
-}
-
-/// The place of a `JointState` field in its joint: `j.field`, or `j.path` for a field
-/// declared `field: Type = path` (a value kept in a part such as `limit.lower_impulse`).
-macro_rules! state_place {
-    ($j:ident, $field:ident) => {
-        $j.$field
-    };
-    ($j:ident, $field:ident, $($place:ident).+) => {
-        $j.$($place).+
-    };
-}
-
-/// Declares `JointState` (one variant per joint type, fields named like the joint's own, or
-/// `field: Type = path` where the joint keeps the value in a part) with `Joint::state`,
-/// `Joint::restore_state` and `JointState::bits`.
+/// Declares `JointState` (one variant per joint type, holding the state its own file
+/// declares with `saved_state!`) with `Joint::state`, `Joint::restore_state` and
+/// `JointState::bits`: the one exhaustive match over the saved states.
 macro_rules! joint_states {
-    ($($variant:ident = $type_name:literal {
-        $($field:ident: $ty:ty $(= $($place:ident).+)?),* $(,)?
-    }),* $(,)?) => {
+    ($($variant:ident($state:ident) = $type_name:literal),* $(,)?) => {
         /// What a joint carries from step to step beyond its definition: the exact local
         /// anchors, axes, reference angles and lengths computed at creation, the motor joint's
         /// offsets, the mouse target, and the accumulated impulses that warm start the next
-        /// step. Scene export saves it so that a loaded scene continues bit for bit.
+        /// step. Scene export saves it so that a loaded scene continues bit for bit. Each
+        /// joint file declares its own (`RevoluteState`, ...).
         #[doc(hidden)]
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum JointState {
-            $($variant { $($field: $ty),* },)*
+            $($variant($state),)*
         }
 
         impl JointState {
             /// The joint type's name (`"revolute"`, ...), as `JointKind::type_name`.
             pub fn type_name(&self) -> &'static str {
                 match self {
-                    $(JointState::$variant { .. } => $type_name,)*
+                    $(JointState::$variant(_) => $type_name,)*
                 }
             }
 
             /// Every number's bits, in field order (for `World::state_hash`).
             pub(crate) fn bits(&self, out: &mut Vec<u32>) {
                 match self {
-                    $(JointState::$variant { $($field),* } => {
-                        $(StateValue::push_bits(*$field, out);)*
-                    })*
+                    $(JointState::$variant(s) => s.bits(out),)*
                 }
             }
         }
@@ -638,9 +601,7 @@ macro_rules! joint_states {
             #[doc(hidden)]
             pub fn state(&self) -> JointState {
                 match &self.kind {
-                    $(JointKind::$variant(j) => JointState::$variant {
-                        $($field: state_place!(j, $field $(, $($place).+)?)),*
-                    },)*
+                    $(JointKind::$variant(j) => JointState::$variant(j.state()),)*
                 }
             }
 
@@ -648,18 +609,7 @@ macro_rules! joint_states {
             /// joint type or holds a number that is not finite.
             pub(crate) fn restore_state(&mut self, state: &JointState) -> PhysicsResult<()> {
                 match (&mut self.kind, state) {
-                    $((JointKind::$variant(j), JointState::$variant { $($field),* }) => {
-                        $(
-                            if !StateValue::is_finite_value(*$field) {
-                                return Err(PhysicsError::new(
-                                    stringify!($field),
-                                    format!("must be finite, got {:?}", $field),
-                                ));
-                            }
-                        )*
-                        $(state_place!(j, $field $(, $($place).+)?) = *$field;)*
-                        Ok(())
-                    })*
+                    $((JointKind::$variant(j), JointState::$variant(s)) => j.restore_state(s),)*
                     (kind, state) => Err(PhysicsError::new(
                         "state",
                         format!(
@@ -675,81 +625,16 @@ macro_rules! joint_states {
 }
 
 joint_states! {
-    Revolute = "revolute" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        reference_angle: f32,
-        linear_impulse: Vec2,
-        motor_impulse: f32 = motor.impulse,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Prismatic = "prismatic" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        local_axis_a: Vec2,
-        reference_angle: f32,
-        impulse: Vec2,
-        motor_impulse: f32 = motor.impulse,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Wheel = "wheel" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        local_axis_a: Vec2,
-        perp_impulse: f32,
-        spring_impulse: f32,
-        motor_impulse: f32 = motor.impulse,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Weld = "weld" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        reference_angle: f32,
-        linear_impulse: Vec2,
-        angular_impulse: f32,
-    },
-    Angle = "angle" {
-        offset: f32,
-        impulse: f32,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Pulley = "pulley" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        length_a: f32,
-        length_b: f32,
-        constant: f32,
-        impulse: f32,
-    },
-    Distance = "distance" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        length: f32,
-        impulse: f32,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Motor = "motor" {
-        linear_offset: Vec2,
-        angular_offset: f32,
-        linear_impulse: Vec2,
-        angular_impulse: f32,
-    },
-    Friction = "friction" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        linear_impulse: Vec2,
-        angular_impulse: f32,
-    },
-    Mouse = "mouse" {
-        target: Vec2,
-        local_anchor_b: Vec2,
-        impulse: Vec2,
-    },
+    Revolute(RevoluteState) = "revolute",
+    Prismatic(PrismaticState) = "prismatic",
+    Wheel(WheelState) = "wheel",
+    Weld(WeldState) = "weld",
+    Angle(AngleState) = "angle",
+    Pulley(PulleyState) = "pulley",
+    Distance(DistanceState) = "distance",
+    Motor(MotorState) = "motor",
+    Friction(FrictionState) = "friction",
+    Mouse(MouseState) = "mouse",
 }
 
 #[cfg(test)]
