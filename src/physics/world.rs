@@ -15,7 +15,7 @@ use super::contact::{move_proxies, Contact, ContactSet};
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
 use super::island::Islands;
-use super::joint::{Joint, JointDef};
+use super::joint::{Joint, JointDef, JointEvent};
 use super::limits;
 use super::math::{Aabb, Vec2};
 use super::settings::{SolverKind, SolverSettings};
@@ -73,6 +73,8 @@ pub struct World {
     /// The solver's scratch buffers, reused every step.
     pub(super) solver: StepSolver,
     pub(super) stats: StepStats,
+    /// Joints broken by the last step (`joint/breaking.rs`).
+    pub(super) joint_events: Vec<JointEvent>,
     pub(super) step_count: u64,
     pub(super) time: f64,
 }
@@ -99,6 +101,7 @@ impl World {
             islands: Islands::default(),
             solver: StepSolver::default(),
             stats: StepStats::default(),
+            joint_events: Vec::new(),
             step_count: 0,
             time: 0.0,
         }
@@ -426,7 +429,7 @@ impl World {
         Ok(())
     }
 
-    fn touch_body_proxies(&mut self, body: BodyHandle) {
+    pub(super) fn touch_body_proxies(&mut self, body: BodyHandle) {
         if let Some(b) = self.bodies.get(body) {
             for &s in &b.shapes {
                 if let Some(shape) = self.shapes.get(s) {
@@ -668,8 +671,10 @@ impl World {
     ///    9. `store_impulses` for the next warm start;
     ///    10. `store_joint_state`;
     ///    11. `finalize_bodies`: velocities and motion back to the bodies;
-    /// 3. `update_sleep`: islands that stayed still fall asleep;
-    /// 4. `clear_forces`.
+    /// 3. `break_joints`: joints loaded past their thresholds break (`joint/breaking.rs`),
+    ///    recorded in `joint_events`;
+    /// 4. `update_sleep`: islands that stayed still fall asleep;
+    /// 5. `clear_forces`.
     ///
     /// Classic: `substeps` full steps of `dt / substeps` (collide and driver each). Soft
     /// step: one collide, then one driver call that runs the sub-steps.
@@ -680,6 +685,7 @@ impl World {
         let start = Instant::now();
         self.stats = StepStats::default();
         self.solver.residuals.clear();
+        self.joint_events.clear();
         let substeps = self.settings.substeps.max(1);
         match self.settings.solver {
             SolverKind::Classic => {
@@ -696,6 +702,7 @@ impl World {
                 soft_step::step(solver, &mut world, dt, substeps, stats);
             }
         }
+        self.break_joints(substeps as f32 / dt);
         self.islands.update_sleep(
             &mut self.bodies,
             &self.contacts.contacts,

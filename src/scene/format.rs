@@ -462,7 +462,55 @@ pub struct JointFile {
     pub body_b: String,
     #[serde(default)]
     pub collide_connected: bool,
+    /// Break above this reaction force, N (0 ..= 1e12). Default none: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub break_force: Option<f32>,
+    /// Break above this reaction torque, N m (0 ..= 1e12). Default none: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub break_torque: Option<f32>,
+    /// What breaking does: `Disable` (default) or `Destroy`.
+    #[serde(default, skip_serializing_if = "is_default_on_break")]
+    pub on_break: OnBreakFile,
+    /// False: the joint starts disabled (as a broken one; export writes it so). Default
+    /// true.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub enabled: bool,
     pub kind: JointKindFile,
+}
+
+/// `OnBreak`: what a joint does when it breaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OnBreakFile {
+    /// Keep it, disabled (drawn as broken; can be re-enabled).
+    #[default]
+    Disable,
+    /// Remove it from the world.
+    Destroy,
+}
+
+impl From<OnBreakFile> for crate::physics::OnBreak {
+    fn from(f: OnBreakFile) -> Self {
+        match f {
+            OnBreakFile::Disable => crate::physics::OnBreak::Disable,
+            OnBreakFile::Destroy => crate::physics::OnBreak::Destroy,
+        }
+    }
+}
+
+impl From<crate::physics::OnBreak> for OnBreakFile {
+    fn from(o: crate::physics::OnBreak) -> Self {
+        match o {
+            crate::physics::OnBreak::Disable => OnBreakFile::Disable,
+            crate::physics::OnBreak::Destroy => OnBreakFile::Destroy,
+        }
+    }
+}
+
+fn is_default_on_break(o: &OnBreakFile) -> bool {
+    *o == OnBreakFile::Disable
+}
+fn yes() -> bool {
+    true
 }
 
 /// The joint types, one per core joint, every option of the core definition under the same

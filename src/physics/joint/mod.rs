@@ -34,6 +34,7 @@
 //!   (`substeps / dt`).
 
 pub mod angle;
+mod breaking;
 pub mod distance;
 pub mod friction;
 pub mod motor;
@@ -47,6 +48,7 @@ pub mod weld;
 pub mod wheel;
 
 pub use angle::{AngleJoint, AngleJointDef, AngleState};
+pub use breaking::{BreakCause, JointEvent, OnBreak};
 pub use distance::{DistanceJoint, DistanceJointDef, DistanceState};
 pub use friction::{FrictionJoint, FrictionJointDef, FrictionState};
 pub use motor::{MotorJoint, MotorJointDef, MotorState};
@@ -96,6 +98,19 @@ pub struct JointDef {
     pub collide_connected: bool,
     /// An optional name to find the joint by. Default none.
     pub name: Option<String>,
+    /// Break when the reaction force on B (the length of `Joint::reaction_force`) exceeds
+    /// this at the end of a step, N (0 ..= 1e12). Default none (never breaks). Box2D v3's
+    /// `forceThreshold`.
+    pub break_force: Option<f32>,
+    /// Break when the reaction torque on B (`|Joint::reaction_torque|`) exceeds this at the
+    /// end of a step, N m (0 ..= 1e12). Default none. Box2D v3's `torqueThreshold`.
+    pub break_torque: Option<f32>,
+    /// What breaking does: disable the joint (kept, drawn as broken, can be re-enabled) or
+    /// destroy it. Default `Disable`.
+    pub on_break: OnBreak,
+    /// A disabled joint is kept but not solved: its bodies move freely and collide with each
+    /// other. Default true. A broken joint is disabled.
+    pub enabled: bool,
     pub kind: JointDefKind,
 }
 
@@ -107,8 +122,34 @@ impl JointDef {
             body_b,
             collide_connected: false,
             name: None,
+            break_force: None,
+            break_torque: None,
+            on_break: OnBreak::Disable,
+            enabled: true,
             kind: kind.into(),
         }
+    }
+
+    /// Break above this reaction force, N (see `JointDef::break_force`).
+    pub fn break_force(mut self, force: f32) -> Self {
+        self.break_force = Some(force);
+        self
+    }
+
+    /// Break above this reaction torque, N m (see `JointDef::break_torque`).
+    pub fn break_torque(mut self, torque: f32) -> Self {
+        self.break_torque = Some(torque);
+        self
+    }
+
+    pub fn on_break(mut self, on_break: OnBreak) -> Self {
+        self.on_break = on_break;
+        self
+    }
+
+    pub fn enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
     }
 
     pub fn name(mut self, name: impl Into<String>) -> Self {
@@ -186,6 +227,8 @@ pub struct Joint {
     pub(crate) collide_connected: bool,
     pub(crate) name: Option<String>,
     pub(crate) kind: JointKind,
+    /// Break thresholds and what breaking does (`breaking.rs`); false when disabled.
+    pub(crate) breaking: breaking::Breaking,
     /// Solver array indices of A and B for the current step.
     pub(crate) index_a: usize,
     pub(crate) index_b: usize,
@@ -275,6 +318,7 @@ impl Joint {
                 return Err(PhysicsError::new("name", "a joint name must not be empty"));
             }
         }
+        let breaking = breaking::Breaking::new(def)?;
         let kind = match &def.kind {
             JointDefKind::Revolute(d) => {
                 JointKind::Revolute(RevoluteJoint::new(d, body_a, body_b)?)
@@ -301,6 +345,7 @@ impl Joint {
             collide_connected: def.collide_connected,
             name: def.name.clone(),
             kind,
+            breaking,
             index_a: 0,
             index_b: 0,
         })
@@ -368,6 +413,11 @@ impl Joint {
             each!(&mut self.kind, j => j.zero_impulses());
         }
         each!(&mut self.kind, j => j.prepare(&anchors, body_a, body_b, ctx))
+    }
+
+    /// Forget the accumulated impulses (a joint being disabled carries no load).
+    pub(crate) fn zero_impulses(&mut self) {
+        each!(&mut self.kind, j => j.zero_impulses())
     }
 
     /// Warm start: last step's impulses; with warm starting off, none (zeroed).
@@ -559,6 +609,10 @@ impl Joint {
             body_b: self.body_b,
             collide_connected: self.collide_connected,
             name: self.name.clone(),
+            break_force: self.breaking.break_force,
+            break_torque: self.breaking.break_torque,
+            on_break: self.breaking.on_break,
+            enabled: self.breaking.enabled,
             kind,
         }
     }
