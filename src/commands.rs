@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::app::report::{to_json_line, StepMs, WorldReport};
+use crate::app::report::{to_json_line, JointEventReport, StepMs, WorldReport};
 use crate::files::{escape, write_atomic, AtomicFile};
 use crate::physics::quarantine::describe_quarantine;
 use crate::physics::{Body, World};
@@ -172,6 +172,7 @@ pub fn run(options: &RunOptions, out: &mut dyn Write, err: &mut dyn Write) -> i3
     let dt = world.settings().dt();
     let mut times = Vec::with_capacity(options.steps.min(1 << 20) as usize);
     let mut quarantined = false;
+    let mut joint_events = Vec::new();
     for _ in 0..options.steps {
         let start = Instant::now();
         world.step(dt);
@@ -180,6 +181,12 @@ pub fn run(options: &RunOptions, out: &mut dyn Write, err: &mut dyn Write) -> i3
             let _ = writeln!(err, "{}: error: {}", escape(&options.file), escape(&line));
             quarantined = true;
         }
+        joint_events.extend(
+            world
+                .joint_events()
+                .iter()
+                .map(|e| JointEventReport::new(e, None)),
+        );
         if let Some(t) = trace.as_mut() {
             if let Err(e) = write_trace_rows(t, world) {
                 let _ = writeln!(err, "cannot write the trace {}: {e}", escape(t.path()));
@@ -209,7 +216,9 @@ pub fn run(options: &RunOptions, out: &mut dyn Write, err: &mut dyn Write) -> i3
         }
     }
     let report = if options.json {
-        to_json_line(&WorldReport::new(world, &times, ()))
+        let mut report = WorldReport::new(world, &times, ());
+        report.joint_events = joint_events;
+        to_json_line(&report)
     } else {
         text_report(&file.name, world, &times)
     };

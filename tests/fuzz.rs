@@ -1034,6 +1034,16 @@ fn random_scene(seed: u64) -> SceneFile {
             body_a: body_ref(&mut g),
             body_b: body_ref(&mut g),
             collide_connected: g.chance(0.2),
+            // Breakable joints (issue 16): thresholds, in range and past it, and how they
+            // break.
+            break_force: g.chance(0.2).then(|| g.num(-10.0, 2e3)),
+            break_torque: g.chance(0.2).then(|| g.num(-10.0, 2e3)),
+            on_break: if g.chance(0.5) {
+                OnBreakFile::Destroy
+            } else {
+                OnBreakFile::Disable
+            },
+            enabled: !g.chance(0.1),
             kind: random_joint_kind(&mut g),
         })
         .collect();
@@ -1303,6 +1313,14 @@ fn api_ops(seed: u64, world: &mut World, log: &mut Vec<String>, steps: &mut u64)
                     body_b: b,
                     collide_connected: g.chance(0.2),
                     name: None,
+                    break_force: g.chance(0.3).then(|| g.num(-10.0, 500.0)),
+                    break_torque: g.chance(0.3).then(|| g.num(-10.0, 500.0)),
+                    on_break: if g.chance(0.5) {
+                        OnBreak::Destroy
+                    } else {
+                        OnBreak::Disable
+                    },
+                    enabled: !g.chance(0.1),
                     kind,
                 };
                 log.push(format!("create_joint({def:?})"));

@@ -1059,3 +1059,65 @@ fn rewinding_in_the_window_and_resuming_replays_the_same_run() {
     assert_eq!(a.len(), 2);
     assert_eq!(a, b, "every compared world resumed exactly");
 }
+
+/// Issue 16: the bomb on the breakable wall. The dumped state must show welds disabled
+/// (`"enabled":false` in `joints`), the same breaks listed as events (the Joint events
+/// section's list, with force or torque past the 300 N / 60 N m thresholds), and the broken
+/// welds drawn in the broken-joint red; with two solvers compared, each event names its world.
+#[test]
+fn the_bomb_shatters_the_breakable_wall_and_the_breaks_are_listed() {
+    let Some(t) = WindowTest::start("breakable_wall") else {
+        return;
+    };
+    let scene_file = "scenes/joints/breakable_wall.ron";
+    let run = t.run_dumping(
+        testbed().args(["--scene", scene_file, "--bomb-at", "10", "--frames", "100"]),
+        "wall",
+        true,
+        Duration::from_secs(300),
+    );
+    let json = &run.state;
+    assert!(json.starts_with("{\"steps\":100,"), "{json}");
+    assert!(json.contains("\"name\":\"bomb\""), "the bomb flew: {json}");
+    let broken = json.matches("\"enabled\":false").count();
+    assert!(broken >= 20, "only {broken} of 150 welds broke: {json}");
+    let events = &json[json.find("\"joint_events\":[").expect("events listed")..];
+    let listed = events.matches("\"cause\":").count();
+    assert!(listed >= 20, "only {listed} events listed");
+    for (cause, threshold) in [("force", 300.0), ("torque", 60.0)] {
+        let needle = format!("\"cause\":\"{cause}\"");
+        for at in events.match_indices(&needle).map(|(i, _)| i) {
+            let load = json_number(&events[at..], "load").unwrap();
+            assert_eq!(json_number(&events[at..], "threshold"), Some(threshold));
+            assert!(load > threshold, "{cause} {load} listed under {threshold}");
+        }
+    }
+    // Broken welds are drawn as red dots (draw::BROKEN_JOINT_COLOR, 255 51 51).
+    let (_, _, pixels) = read_png(&t.shot("wall"));
+    let red = pixels
+        .iter()
+        .filter(|p| p[0] > 230 && p[1] < 80 && p[2] < 80)
+        .count();
+    assert!(red > 200, "broken joints not drawn: {red} red pixels");
+
+    // Compared, the list names the world that broke each joint.
+    let run = t.run_dumping(
+        testbed().args([
+            "--scene",
+            scene_file,
+            "--compare",
+            "classic,soft step",
+            "--bomb-at",
+            "10",
+            "--frames",
+            "100",
+        ]),
+        "wall_compare",
+        false,
+        Duration::from_secs(300),
+    );
+    let json = &run.state;
+    let events = &json[json.find("\"joint_events\":[").expect("events listed")..];
+    assert!(events.contains("\"world\":\"1 classic\""), "{events}");
+    assert!(events.contains("\"world\":\"2 soft step\""), "{events}");
+}

@@ -99,6 +99,8 @@ pub const NORMAL_IMPULSE_COLOR: Color = Color::rgb(0.9, 0.9, 0.3);
 pub const FRICTION_IMPULSE_COLOR: Color = Color::rgb(0.3, 0.9, 0.3);
 pub const AABB_COLOR: Color = Color::rgb(0.9, 0.3, 0.9);
 pub const NAME_COLOR: Color = Color::rgb(0.9, 0.9, 0.9);
+pub const BROKEN_JOINT_COLOR: Color = Color::rgb(1.0, 0.2, 0.2);
+pub const JOINT_FORCE_COLOR: Color = Color::rgb(1.0, 0.85, 0.2);
 
 /// The one palette: the colour of each kind of piece the core draws.
 pub fn palette(kind: DrawKind) -> Color {
@@ -107,6 +109,8 @@ pub fn palette(kind: DrawKind) -> Color {
         DrawKind::Joint => JOINT_COLOR,
         DrawKind::JointAnchor => JOINT_ANCHOR_COLOR,
         DrawKind::JointLimit => JOINT_LIMIT_COLOR,
+        DrawKind::BrokenJoint => BROKEN_JOINT_COLOR,
+        DrawKind::JointForce => JOINT_FORCE_COLOR,
         DrawKind::ContactPoint => CONTACT_POINT_COLOR,
         DrawKind::ContactNew => CONTACT_NEW_COLOR,
         DrawKind::ContactNormal => CONTACT_NORMAL_COLOR,

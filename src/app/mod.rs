@@ -6,6 +6,8 @@
 //! - [`compare`]: compare mode's presets, legend colours, `--compare` and the `Tint` draw.
 //! - [`rewind`]: the recording of the last seconds, scrubbing and resuming.
 //! - [`probe`]: Ctrl+click picks, their traces and the residual plot.
+//! - [`breaks`]: breakable joints: the recent joint events, the flash, the picked joint's
+//!   thresholds and enable button.
 //! - [`camera`]: `Camera`, the ONLY place converting world metres (y up) <-> screen pixels.
 //! - [`framing`]: what `F` frames: the moving bodies and the static geometry near them.
 //! - [`draw`]: `MacroquadDraw`, the core's `DebugDraw` with macroquad; body colours; grid;
@@ -25,6 +27,7 @@
 //! - [`report`]: the JSON model (`run --json`, `--dump-state`, `--layout-out`), serde.
 
 pub mod automation;
+pub mod breaks;
 pub mod camera;
 pub mod compare;
 pub mod draw;

@@ -34,7 +34,7 @@ pub fn section(ui: &mut egui::Ui, title: &str, open: &mut bool, add: impl FnOnce
 
 impl Testbed {
     /// Record a widget's rectangle under `name` when it is visible.
-    fn track(&mut self, ui: &egui::Ui, name: &'static str, response: &egui::Response) {
+    pub(super) fn track(&mut self, ui: &egui::Ui, name: &'static str, response: &egui::Response) {
         if ui.is_rect_visible(response.rect) {
             self.view.layout.insert(name, response.rect);
         } else {
@@ -75,6 +75,9 @@ impl Testbed {
             self.stats_ui(ui, frame)
         });
         section(ui, "Plots", &mut sections.plots, |ui| self.plots_ui(ui));
+        section(ui, "Joint events", &mut sections.joint_events, |ui| {
+            self.joint_events_ui(ui)
+        });
         self.view.sections = sections;
     }
 
@@ -346,6 +349,9 @@ impl Testbed {
                 }
             });
             self.lab.probe.set_quantity(quantity);
+            if let Pick::Joint(h) = pick {
+                self.picked_joint_ui(ui, h);
+            }
         }
         let labels = self.labels();
         self.lab.probe.ui(ui, self.shown(), &labels);
@@ -495,7 +501,7 @@ impl Testbed {
 
     fn draw_ui(&mut self, ui: &mut egui::Ui) {
         let mut f = self.view.draw_flags;
-        let items: [(&'static str, &str, &mut bool); 10] = [
+        let items: [(&'static str, &str, &mut bool); 11] = [
             ("draw_shapes", "shapes", &mut f.shapes),
             ("draw_joints", "joints", &mut f.joints),
             ("draw_joint_anchors", "joint anchors", &mut f.joint_anchors),
@@ -526,6 +532,7 @@ impl Testbed {
                 &mut f.centers_of_mass,
             ),
             ("draw_body_names", "body names", &mut f.body_names),
+            ("draw_joint_forces", "joint forces", &mut f.joint_forces),
         ];
         let mut tracked = Vec::new();
         egui::Grid::new("draw_flags").num_columns(2).show(ui, |ui| {

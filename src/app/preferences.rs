@@ -54,6 +54,7 @@ pub struct DrawPrefs {
     pub aabbs: bool,
     pub centers_of_mass: bool,
     pub body_names: bool,
+    pub joint_forces: bool,
 }
 
 impl Default for DrawPrefs {
@@ -75,6 +76,7 @@ impl From<DrawFlags> for DrawPrefs {
             aabbs: f.aabbs,
             centers_of_mass: f.centers_of_mass,
             body_names: f.body_names,
+            joint_forces: f.joint_forces,
         }
     }
 }
@@ -92,6 +94,7 @@ impl From<DrawPrefs> for DrawFlags {
             aabbs: f.aabbs,
             centers_of_mass: f.centers_of_mass,
             body_names: f.body_names,
+            joint_forces: f.joint_forces,
         }
     }
 }
@@ -108,6 +111,8 @@ pub struct Sections {
     pub view: bool,
     pub compare: bool,
     pub plots: bool,
+    /// The Joint events section (breakable joints).
+    pub joint_events: bool,
 }
 
 impl Default for Sections {
@@ -121,6 +126,7 @@ impl Default for Sections {
             view: false,
             compare: false,
             plots: false,
+            joint_events: true,
         }
     }
 }

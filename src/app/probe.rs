@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use egui_macroquad::egui::{self, Color32, RichText};
-use egui_plot::{Line, Plot, PlotPoints, VLine};
+use egui_plot::{HLine, Line, Plot, PlotPoints, VLine};
 
 use super::compare::legend_color;
 use crate::lab::Comparison;
@@ -42,11 +42,20 @@ pub enum Quantity {
     LinearError,
     /// Joint angle error, degrees.
     AngularError,
+    /// Joint reaction force on B, N (against its `break_force`).
+    Force,
+    /// Joint reaction torque on B, N m (against its `break_torque`).
+    Torque,
 }
 
 impl Quantity {
     pub const BODY: [Quantity; 3] = [Quantity::Height, Quantity::Speed, Quantity::Angle];
-    pub const JOINT: [Quantity; 2] = [Quantity::LinearError, Quantity::AngularError];
+    pub const JOINT: [Quantity; 4] = [
+        Quantity::LinearError,
+        Quantity::AngularError,
+        Quantity::Force,
+        Quantity::Torque,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -55,6 +64,8 @@ impl Quantity {
             Quantity::Angle => "angle (°)",
             Quantity::LinearError => "linear error (m)",
             Quantity::AngularError => "angular error (°)",
+            Quantity::Force => "force (N)",
+            Quantity::Torque => "torque (N m)",
         }
     }
 
@@ -66,6 +77,8 @@ impl Quantity {
             "angle" => Some(Quantity::Angle),
             "linear" | "linear_error" => Some(Quantity::LinearError),
             "angular" | "angular_error" => Some(Quantity::AngularError),
+            "force" => Some(Quantity::Force),
+            "torque" => Some(Quantity::Torque),
             _ => None,
         }
     }
@@ -108,9 +121,25 @@ pub fn measure(world: &World, pick: Pick, quantity: Quantity) -> Option<f32> {
             match quantity {
                 Quantity::LinearError => Some(j.linear_error(a, b)),
                 Quantity::AngularError => Some(j.angular_error(a, b).to_degrees()),
+                Quantity::Force => Some(j.reaction_force(world.joint_inv_dt()).length()),
+                Quantity::Torque => Some(j.reaction_torque(world.joint_inv_dt()).abs()),
                 _ => None,
             }
         }
+    }
+}
+
+/// The threshold a joint quantity is plotted against: `break_force` for the force,
+/// `break_torque` for the torque.
+pub fn threshold(world: &World, pick: Pick, quantity: Quantity) -> Option<f32> {
+    let Pick::Joint(h) = pick else {
+        return None;
+    };
+    let j = world.joint(h)?;
+    match quantity {
+        Quantity::Force => j.break_force(),
+        Quantity::Torque => j.break_torque(),
+        _ => None,
     }
 }
 
@@ -250,7 +279,17 @@ impl Probe {
                     })
                     .collect();
                 values_row(ui, self.quantity.label(), &values, n);
-                Plot::new("probe_plot")
+                let limit = shown
+                    .sessions
+                    .first()
+                    .and_then(|s| threshold(&s.world, pick, self.quantity));
+                if let Some(t) = limit {
+                    ui.label(
+                        RichText::new(format!("breaks above {t} (red line)"))
+                            .color(Color32::from_rgb(255, 80, 80)),
+                    );
+                }
+                let mut trace = Plot::new("probe_plot")
                     .height(PLOT_HEIGHT)
                     .allow_drag(false)
                     .allow_zoom(false)
@@ -258,18 +297,26 @@ impl Probe {
                     .allow_boxed_zoom(false)
                     .include_x(now - TRACE_SECONDS)
                     .include_x(now)
-                    .x_axis_label("t (s)")
-                    .show(ui, |plot| {
-                        for i in 0..n {
-                            let label = labels.get(i).cloned().unwrap_or_default();
-                            plot.line(
-                                Line::new(label, PlotPoints::from(self.points(i)))
-                                    .color(color32(legend_color(i)))
-                                    .width(1.5),
-                            );
-                        }
-                        plot.vline(VLine::new("shown", now).color(Color32::GRAY));
-                    });
+                    .x_axis_label("t (s)");
+                if let Some(t) = limit {
+                    trace = trace.include_y(0.0).include_y(1.1 * t as f64);
+                }
+                trace.show(ui, |plot| {
+                    for i in 0..n {
+                        let label = labels.get(i).cloned().unwrap_or_default();
+                        plot.line(
+                            Line::new(label, PlotPoints::from(self.points(i)))
+                                .color(color32(legend_color(i)))
+                                .width(1.5),
+                        );
+                    }
+                    plot.vline(VLine::new("shown", now).color(Color32::GRAY));
+                    if let Some(t) = limit {
+                        plot.hline(
+                            HLine::new("threshold", t as f64).color(Color32::from_rgb(255, 80, 80)),
+                        );
+                    }
+                });
             }
         }
         // Residuals of the step shown, log scale (log10 plotted, labelled as powers of 10).

@@ -63,8 +63,51 @@ pub struct WorldReport<'a, E: Serialize = ()> {
     pub step_ms: StepMs,
     /// `World::state_hash`, 16 hex digits.
     pub hash: String,
+    /// Joints that broke (`run --json`: during the whole run; the window: the recent ones).
+    /// Left out when none did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub joint_events: Vec<JointEventReport>,
     #[serde(flatten)]
     pub extra: E,
+}
+
+/// A broken joint (`physics::JointEvent`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JointEventReport {
+    /// The joint's slot in the world (its creation index while none was destroyed).
+    pub joint: usize,
+    pub name: Option<String>,
+    /// `"force"` (N) or `"torque"` (N m).
+    pub cause: &'static str,
+    /// The load that broke it, N or N m.
+    pub load: f32,
+    /// The threshold it exceeded, same unit.
+    pub threshold: f32,
+    /// The world's step count after the step that broke it.
+    pub step: u64,
+    /// True when it was destroyed, false when disabled.
+    pub destroyed: bool,
+    /// The world it broke in, when comparing solvers (its legend label).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub world: Option<String>,
+}
+
+impl JointEventReport {
+    pub fn new(e: &crate::physics::JointEvent, world: Option<String>) -> Self {
+        JointEventReport {
+            joint: e.joint.index(),
+            name: e.name.clone(),
+            cause: match e.cause {
+                crate::physics::BreakCause::Force => "force",
+                crate::physics::BreakCause::Torque => "torque",
+            },
+            load: e.load,
+            threshold: e.threshold,
+            step: e.step,
+            destroyed: e.destroyed,
+            world,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -84,6 +127,13 @@ pub struct JointReport<'a> {
     pub linear_error: f32,
     /// rad.
     pub angular_error: f32,
+    /// False for a disabled (broken) joint; left out when true.
+    #[serde(skip_serializing_if = "is_true")]
+    pub enabled: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 #[derive(Serialize)]
@@ -146,6 +196,7 @@ impl<'a, E: Serialize> WorldReport<'a, E> {
                     kind: j.kind().type_name(),
                     linear_error: j.linear_error(a, b),
                     angular_error: j.angular_error(a, b),
+                    enabled: j.is_enabled(),
                 })
             })
             .collect();
@@ -162,6 +213,11 @@ impl<'a, E: Serialize> WorldReport<'a, E> {
             },
             step_ms: StepMs::of(times),
             hash: format!("{:016x}", world.state_hash()),
+            joint_events: world
+                .joint_events()
+                .iter()
+                .map(|e| JointEventReport::new(e, None))
+                .collect(),
             extra,
         }
     }

@@ -40,6 +40,7 @@ use std::time::Instant;
 
 use egui_macroquad::egui;
 
+use super::breaks::JointLog;
 use super::compare::{legend_color, Preset};
 use super::draw::{draw_worlds, MacroquadDraw};
 use super::framing::frame_region;
@@ -177,6 +178,8 @@ pub(super) struct LabState {
     pub(super) history: History,
     /// The picked body or joint and its trace.
     pub(super) probe: Probe,
+    /// The recent joint events of every world (`breaks.rs`).
+    pub(super) joint_log: JointLog,
 }
 
 /// Pause, stepping and step times.
@@ -269,6 +272,7 @@ impl Testbed {
                 focus: 0,
                 history: History::default(),
                 probe: Probe::default(),
+                joint_log: JointLog::default(),
             },
             run: RunState {
                 paused: false,
@@ -531,6 +535,7 @@ impl Testbed {
         self.run.frame_step_ms = vec![0.0; n];
         self.lab.history.clear();
         self.lab.probe.clear();
+        self.lab.joint_log.clear();
     }
 
     /// Rebuild the running scene from its last good file in every world, keeping each
@@ -623,6 +628,7 @@ impl Testbed {
             return;
         };
         self.lab.probe.truncate_after(state.step_count());
+        self.lab.joint_log.truncate_after(state.step_count());
         self.lab.live = state;
         if !self.input.mouse_held && self.lab.live.sessions.iter().any(|s| s.grab().is_some()) {
             self.lab.rewind.record_input(&self.lab.live, Input::Release);
@@ -826,6 +832,7 @@ impl Testbed {
         self.note_quarantine();
         self.lab.rewind.record_step(&self.lab.live);
         self.lab.probe.sample(&self.lab.live);
+        self.lab.joint_log.record(&self.lab.live);
     }
 
     /// An error line (panel and log) for each world whose last step froze a body or reset a
@@ -961,6 +968,7 @@ impl Testbed {
     /// with the draw flags and the pick.
     pub fn draw_world(&self, d: &mut MacroquadDraw) {
         draw_worlds(self.shown(), &self.view.draw_flags, self.lab.probe.pick, d);
+        self.draw_joint_flashes(d);
     }
 
     /// The world box to fit when the user presses `F` (`framing::frame_region`: the moving
@@ -1004,7 +1012,9 @@ impl Testbed {
             worlds,
             window: *window,
         };
-        to_json_line(&WorldReport::new(self.world(), &times(0), extra))
+        let mut report = WorldReport::new(self.world(), &times(0), extra);
+        report.joint_events = self.lab.joint_log.reports(self.comparing());
+        to_json_line(&report)
     }
 
     fn testbed_report(&self) -> TestbedReport<'_> {

@@ -34,6 +34,8 @@ pub enum Input {
         world: usize,
         settings: SolverSettings,
     },
+    /// Enable or disable a joint (`World::set_joint_enabled`): re-enable a broken one.
+    EnableJoint { joint: JointHandle, enabled: bool },
 }
 
 /// The grab of a body by the mouse joint.
@@ -131,6 +133,9 @@ impl Session {
             } => self.launch_bomb(position, angle, velocity, angular_velocity, half_size),
             Input::Settings(settings) | Input::WorldSettings { settings, .. } => {
                 self.world.set_settings(settings).is_ok()
+            }
+            Input::EnableJoint { joint, enabled } => {
+                self.world.set_joint_enabled(joint, enabled).is_ok()
             }
         }
     }

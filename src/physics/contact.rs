@@ -450,7 +450,7 @@ impl ContactSet {
             } else {
                 joint.body_a
             };
-            if other == shape_b.body && !joint.collide_connected {
+            if other == shape_b.body && !joint.collide_connected && joint.is_enabled() {
                 return;
             }
         }

@@ -53,6 +53,10 @@ pub enum DrawKind {
     JointAnchor,
     /// A joint's limits, and the target of a mouse joint or a pulley's ground anchors.
     JointLimit,
+    /// A disabled (broken) joint: a dot at each of its two anchors.
+    BrokenJoint,
+    /// A joint's reaction force arrow on B (`DrawFlags::joint_forces`).
+    JointForce,
     /// A contact point that persisted from the last step.
     ContactPoint,
     /// A contact point new this step.
@@ -88,6 +92,11 @@ pub struct DrawFlags {
     pub aabbs: bool,
     pub centers_of_mass: bool,
     pub body_names: bool,
+    /// Each enabled joint's reaction force on B as an arrow from B's anchor: 1 m at its
+    /// `break_force` when it has one (the arrow reaching 1 m means breaking), otherwise
+    /// 0.01 m per N up to 3 m; a reaction torque as a circle around the anchor, of radius
+    /// 0.5 m at `break_torque` (otherwise 0.01 m per N m, up to 1.5 m).
+    pub joint_forces: bool,
 }
 
 impl Default for DrawFlags {
@@ -103,6 +112,7 @@ impl Default for DrawFlags {
             aabbs: false,
             centers_of_mass: false,
             body_names: false,
+            joint_forces: false,
         }
     }
 }
@@ -146,8 +156,19 @@ impl World {
             for (_, joint) in self.joints.iter() {
                 let body_a = self.bodies.at(joint.body_a.index());
                 let body_b = self.bodies.at(joint.body_b.index());
-                joint.draw(body_a, body_b, draw, flags);
+                if joint.is_enabled() {
+                    joint.draw(body_a, body_b, draw, flags);
+                } else {
+                    // The two halves of the break: a red dot on each body (a line between
+                    // them would cross the scene once the bodies part).
+                    let (p_a, p_b) = (joint.anchor_a(body_a), joint.anchor_b(body_b));
+                    draw.draw_point(p_a, 5.0, DrawKind::BrokenJoint);
+                    draw.draw_point(p_b, 5.0, DrawKind::BrokenJoint);
+                }
             }
+        }
+        if flags.joint_forces {
+            self.draw_joint_forces(draw);
         }
         if flags.aabbs {
             for (_, shape) in self.shapes.iter() {
@@ -254,5 +275,57 @@ pub fn draw_geometry(
         Geometry::Segment(s) => {
             draw.draw_segment(xf.apply(s.point_a), xf.apply(s.point_b), kind);
         }
+    }
+}
+
+impl World {
+    /// Each enabled joint's reaction force (arrow) and torque (circle) on B, scaled as
+    /// `DrawFlags::joint_forces` says; `substeps / dt` of the last step's settings is taken
+    /// as the step's `inv_dt` at 60 Hz when no step was taken.
+    fn draw_joint_forces(&self, draw: &mut dyn DebugDraw) {
+        let inv_dt = self.joint_inv_dt();
+        for (_, joint) in self.joints.iter() {
+            if !joint.is_enabled() {
+                continue;
+            }
+            let body_b = self.bodies.at(joint.body_b.index());
+            let p = joint.anchor_b(body_b);
+            let force = joint.reaction_force(inv_dt);
+            let length = match joint.break_force() {
+                Some(t) if t > 0.0 => force.length() / t,
+                _ => (0.01 * force.length()).min(3.0),
+            };
+            if length > 1e-3 {
+                let dir = force.normalize_or_zero();
+                let tip = p + length * dir;
+                draw.draw_segment(p, tip, DrawKind::JointForce);
+                let side = Vec2::new(-dir.y, dir.x);
+                let head = 0.15 * length.min(1.0);
+                draw.draw_segment(
+                    tip,
+                    tip - head * dir + 0.5 * head * side,
+                    DrawKind::JointForce,
+                );
+                draw.draw_segment(
+                    tip,
+                    tip - head * dir - 0.5 * head * side,
+                    DrawKind::JointForce,
+                );
+            }
+            let torque = joint.reaction_torque(inv_dt).abs();
+            let radius = match joint.break_torque() {
+                Some(t) if t > 0.0 => 0.5 * torque / t,
+                _ => (0.01 * torque).min(1.5),
+            };
+            if radius > 1e-3 {
+                draw.draw_circle(p, radius, DrawKind::JointForce);
+            }
+        }
+    }
+
+    /// The inverse of the (sub-)step the solver used, for `Joint::reaction_force`:
+    /// `substeps / dt`, with the step's `dt` from the settings' step rate.
+    pub fn joint_inv_dt(&self) -> f32 {
+        self.settings.substeps.max(1) as f32 * self.settings.step_hz
     }
 }

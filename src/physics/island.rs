@@ -247,6 +247,9 @@ impl Islands {
             }
         }
         for (_, j) in joints.iter() {
+            if !j.is_enabled() {
+                continue;
+            }
             let body_a = bodies.at(j.body_a.index());
             let body_b = bodies.at(j.body_b.index());
             if body_a.awake

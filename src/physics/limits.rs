@@ -30,7 +30,7 @@
 //! | step rate | `step_hz` | Hz | 10 ..= 1e4 | below 10 Hz a step moves a body 40 m at the speed cap (1 Hz ended in NaN) |
 //! | stiffness | hertz of springs, joints, contacts | Hz | 0 ..= 1e4 | `omega^2 h^2` stays finite (1e30 Hz gave NaN) |
 //! | damping ratio | damping ratios | 1 | 0 ..= 1e3 | |
-//! | force, torque | motor, mouse and friction maxima, applied forces | N, N m | ±1e12 | one step of it on the lightest body stays far below the speed where `v . v` overflows |
+//! | force, torque | motor, mouse and friction maxima, joint break thresholds (0 and up), applied forces | N, N m | ±1e12 | one step of it on the lightest body stays far below the speed where `v . v` overflows |
 //! | impulse | applied impulses | N s | ±1e10 | the same, applied at once |
 //! | accumulated impulse | saved contact and joint impulses | N s | ±1e30 | times the largest inverse mass stays finite |
 //! | saved state | body angles and velocities given to the core (definitions, setters, restore), and positions, angles and speeds of a file with a `state` section (an export) | m, rad, m/s | ±1e18 | what the engine itself may reach (the step caps speeds only before the solve); its square stays finite |
@@ -355,8 +355,8 @@ pub fn range_of(field: &str) -> Option<&'static Range> {
         | "angular_damping_ratio"
         | "contact_damping_ratio"
         | "joint_damping_ratio" => &DAMPING_RATIO,
-        "force" | "max_force" | "max_motor_force" => &FORCE,
-        "torque" | "max_torque" | "max_motor_torque" => &TORQUE,
+        "force" | "max_force" | "max_motor_force" | "break_force" => &FORCE,
+        "torque" | "max_torque" | "max_motor_torque" | "break_torque" => &TORQUE,
         "impulse" => &IMPULSE,
         "normal_impulse" | "tangent_impulse" | "max_normal_impulse" | "linear_impulse"
         | "angular_impulse" | "motor_impulse" | "lower_impulse" | "upper_impulse"

@@ -50,7 +50,9 @@ pub use collision::{Manifold, ManifoldPoint};
 pub use debug_draw::{Color, DebugDraw, DrawFlags, DrawKind};
 pub use error::{PhysicsError, PhysicsResult};
 pub use handle::{Arena, Handle};
-pub use joint::{Joint, JointDef, JointDefKind, JointKind, JointState};
+pub use joint::{
+    BreakCause, Joint, JointDef, JointDefKind, JointEvent, JointKind, JointState, OnBreak,
+};
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use query::RayHit;
 pub use settings::{SolverKind, SolverSettings};

@@ -15,7 +15,7 @@ use super::contact::{move_proxies, Contact, ContactSet};
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::handle::Arena;
 use super::island::Islands;
-use super::joint::{Joint, JointDef};
+use super::joint::{Joint, JointDef, JointEvent};
 use super::limits;
 use super::math::{Aabb, Vec2};
 use super::settings::{SolverKind, SolverSettings};
@@ -88,6 +88,8 @@ pub struct World {
     /// The solver's scratch buffers, reused every step.
     pub(super) solver: StepSolver,
     pub(super) stats: StepStats,
+    /// Joints broken by the last step (`joint/breaking.rs`).
+    pub(super) joint_events: Vec<JointEvent>,
     pub(super) step_count: u64,
     pub(super) time: f64,
 }
@@ -114,6 +116,7 @@ impl World {
             islands: Islands::default(),
             solver: StepSolver::default(),
             stats: StepStats::default(),
+            joint_events: Vec::new(),
             step_count: 0,
             time: 0.0,
         }
@@ -477,7 +480,7 @@ impl World {
         Ok(())
     }
 
-    fn touch_body_proxies(&mut self, body: BodyHandle) {
+    pub(super) fn touch_body_proxies(&mut self, body: BodyHandle) {
         if let Some(b) = self.bodies.get(body) {
             for &s in &b.shapes {
                 if let Some(shape) = self.shapes.get(s) {
@@ -749,8 +752,10 @@ impl World {
     /// 3. `quarantine` (`quarantine.rs`), after whichever driver ran: speeds held to the
     ///    caps, impulses to the saved range, and a body whose state is not finite frozen
     ///    and reported in the stats;
-    /// 4. `update_sleep`: islands that stayed still fall asleep;
-    /// 5. `clear_forces`.
+    /// 4. `break_joints`: joints loaded past their thresholds break (`joint/breaking.rs`),
+    ///    recorded in `joint_events`;
+    /// 5. `update_sleep`: islands that stayed still fall asleep;
+    /// 6. `clear_forces`.
     ///
     /// Classic: `substeps` full steps of `dt / substeps` (collide and driver each). Soft
     /// step: one collide, then one driver call that runs the sub-steps.
@@ -761,6 +766,7 @@ impl World {
         let start = Instant::now();
         self.stats = StepStats::default();
         self.solver.residuals.clear();
+        self.joint_events.clear();
         let substeps = self.settings.substeps.max(1);
         match self.settings.solver {
             SolverKind::Classic => {
@@ -782,6 +788,7 @@ impl World {
             }
         }
         self.quarantine();
+        self.break_joints(substeps as f32 / dt);
         self.islands.update_sleep(
             &mut self.bodies,
             &self.contacts.contacts,

@@ -14,6 +14,7 @@ use super::generators::{self, GeneratedJoint};
 use super::Scene;
 use crate::physics::collision::{Manifold, ManifoldPoint};
 use crate::physics::contact::ManifoldCache;
+use crate::physics::error::check_non_negative;
 use crate::physics::joint::JointDefKind;
 use crate::physics::limits;
 use crate::physics::math::{Aabb, Rot, Transform};
@@ -423,6 +424,8 @@ struct PlannedJoint {
     body_a: usize,
     body_b: usize,
     collide_connected: bool,
+    /// Thresholds, `on_break` and `enabled` (generated joints: the defaults).
+    breaking: (Option<f32>, Option<f32>, crate::physics::OnBreak, bool),
     name: Option<String>,
     kind: JointDefKind,
 }
@@ -612,6 +615,14 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                 ),
             );
         }
+        for (field, value) in [
+            ("break_force", joint.break_force),
+            ("break_torque", joint.break_torque),
+        ] {
+            if let Some(Err(e)) = value.map(|v| check_non_negative(field, v)) {
+                report.push(what.clone(), e.to_string());
+            }
+        }
         let kind = if exported {
             in_coordinate_range(&joint.kind)
         } else {
@@ -624,6 +635,12 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                         body_a,
                         body_b,
                         collide_connected: joint.collide_connected,
+                        breaking: (
+                            joint.break_force,
+                            joint.break_torque,
+                            joint.on_break.into(),
+                            joint.enabled,
+                        ),
                         name: joint.name.clone(),
                         kind,
                     });
@@ -657,6 +674,7 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
                 body_a: joint.body_a,
                 body_b: joint.body_b,
                 collide_connected: false,
+                breaking: (None, None, crate::physics::OnBreak::Disable, true),
                 name: None,
                 kind,
             }),
@@ -763,6 +781,10 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
             body_b: handles[joint.body_b],
             collide_connected: joint.collide_connected,
             name: joint.name.clone(),
+            break_force: joint.breaking.0,
+            break_torque: joint.breaking.1,
+            on_break: joint.breaking.2,
+            enabled: joint.breaking.3,
             kind: joint.kind,
         };
         let made = if exported {

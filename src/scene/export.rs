@@ -69,6 +69,10 @@ fn joint_file(
         body_a: body_ref(def.body_a),
         body_b: body_ref(def.body_b),
         collide_connected: def.collide_connected,
+        break_force: def.break_force,
+        break_torque: def.break_torque,
+        on_break: def.on_break.into(),
+        enabled: def.enabled,
         kind: JointKindFile::from(&def.kind),
     })
 }

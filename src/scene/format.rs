@@ -462,7 +462,55 @@ pub struct JointFile {
     pub body_b: String,
     #[serde(default)]
     pub collide_connected: bool,
+    /// Break above this reaction force, N (0 ..= 1e12). Default none: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub break_force: Option<f32>,
+    /// Break above this reaction torque, N m (0 ..= 1e12). Default none: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub break_torque: Option<f32>,
+    /// What breaking does: `Disable` (default) or `Destroy`.
+    #[serde(default, skip_serializing_if = "is_default_on_break")]
+    pub on_break: OnBreakFile,
+    /// False: the joint starts disabled (as a broken one; export writes it so). Default
+    /// true.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub enabled: bool,
     pub kind: JointKindFile,
+}
+
+/// `OnBreak`: what a joint does when it breaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OnBreakFile {
+    /// Keep it, disabled (drawn as broken; can be re-enabled).
+    #[default]
+    Disable,
+    /// Remove it from the world.
+    Destroy,
+}
+
+impl From<OnBreakFile> for crate::physics::OnBreak {
+    fn from(f: OnBreakFile) -> Self {
+        match f {
+            OnBreakFile::Disable => crate::physics::OnBreak::Disable,
+            OnBreakFile::Destroy => crate::physics::OnBreak::Destroy,
+        }
+    }
+}
+
+impl From<crate::physics::OnBreak> for OnBreakFile {
+    fn from(o: crate::physics::OnBreak) -> Self {
+        match o {
+            crate::physics::OnBreak::Disable => OnBreakFile::Disable,
+            crate::physics::OnBreak::Destroy => OnBreakFile::Destroy,
+        }
+    }
+}
+
+fn is_default_on_break(o: &OnBreakFile) -> bool {
+    *o == OnBreakFile::Disable
+}
+fn yes() -> bool {
+    true
 }
 
 /// The joint types, one per core joint, every option of the core definition under the same
@@ -1052,7 +1100,7 @@ pub struct ManifoldPointFile {
 /// Declares `JointStateFile`, the core's `JointState` variant for variant and field for field,
 /// with the conversions both ways.
 macro_rules! joint_state_file {
-    ($($variant:ident { $($field:ident: $ty:ty),* $(,)? }),* $(,)?) => {
+    ($($variant:ident($state:ident) { $($field:ident: $ty:ty),* $(,)? }),* $(,)?) => {
         /// A joint's exact solver state (`JointState`): local anchors and axes, reference
         /// angles and lengths as computed at creation, offsets and targets, and accumulated
         /// impulses. Written by export, one per joint.
@@ -1065,7 +1113,9 @@ macro_rules! joint_state_file {
         impl From<&JointState> for JointStateFile {
             fn from(s: &JointState) -> Self {
                 match *s {
-                    $(JointState::$variant { $($field),* } => JointStateFile::$variant { $($field),* },)*
+                    $(JointState::$variant(crate::physics::joint::$state { $($field),* }) => {
+                        JointStateFile::$variant { $($field),* }
+                    })*
                 }
             }
         }
@@ -1073,7 +1123,9 @@ macro_rules! joint_state_file {
         impl From<&JointStateFile> for JointState {
             fn from(s: &JointStateFile) -> Self {
                 match *s {
-                    $(JointStateFile::$variant { $($field),* } => JointState::$variant { $($field),* },)*
+                    $(JointStateFile::$variant { $($field),* } => {
+                        JointState::$variant(crate::physics::joint::$state { $($field),* })
+                    })*
                 }
             }
         }
@@ -1119,7 +1171,7 @@ impl StateNumber for Vec2 {
 }
 
 joint_state_file! {
-    Revolute {
+    Revolute(RevoluteState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         reference_angle: f32,
@@ -1128,7 +1180,7 @@ joint_state_file! {
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Prismatic {
+    Prismatic(PrismaticState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         local_axis_a: Vec2,
@@ -1138,7 +1190,7 @@ joint_state_file! {
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Wheel {
+    Wheel(WheelState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         local_axis_a: Vec2,
@@ -1148,20 +1200,20 @@ joint_state_file! {
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Weld {
+    Weld(WeldState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         reference_angle: f32,
         linear_impulse: Vec2,
         angular_impulse: f32,
     },
-    Angle {
+    Angle(AngleState) {
         offset: f32,
         impulse: f32,
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Pulley {
+    Pulley(PulleyState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         length_a: f32,
@@ -1169,7 +1221,7 @@ joint_state_file! {
         constant: f32,
         impulse: f32,
     },
-    Distance {
+    Distance(DistanceState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         length: f32,
@@ -1177,19 +1229,19 @@ joint_state_file! {
         lower_impulse: f32,
         upper_impulse: f32,
     },
-    Motor {
+    Motor(MotorState) {
         linear_offset: Vec2,
         angular_offset: f32,
         linear_impulse: Vec2,
         angular_impulse: f32,
     },
-    Friction {
+    Friction(FrictionState) {
         local_anchor_a: Vec2,
         local_anchor_b: Vec2,
         linear_impulse: Vec2,
         angular_impulse: f32,
     },
-    Mouse {
+    Mouse(MouseState) {
         target: Vec2,
         local_anchor_b: Vec2,
         impulse: Vec2,

@@ -81,6 +81,17 @@ pub struct AngleJoint {
     pub(crate) mass: f32,
 }
 
+super::saved_state! {
+    /// What a angle joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    AngleState for AngleJoint {
+        offset: f32,
+        impulse: f32,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
+    }
+}
+
 impl AngleJoint {
     pub(crate) fn new(def: &AngleJointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
         def.validate()?;

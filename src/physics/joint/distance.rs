@@ -154,6 +154,19 @@ pub struct DistanceJoint {
     pub(crate) axis: Vec2,
 }
 
+super::saved_state! {
+    /// What a distance joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    DistanceState for DistanceJoint {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        length: f32,
+        impulse: f32,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
+    }
+}
+
 impl DistanceJoint {
     pub(crate) fn new(def: &DistanceJointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
         def.validate()?;

@@ -77,6 +77,17 @@ pub struct FrictionJoint {
     pub(crate) anchors: Anchors,
 }
 
+super::saved_state! {
+    /// What a friction joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    FrictionState for FrictionJoint {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        linear_impulse: Vec2,
+        angular_impulse: f32,
+    }
+}
+
 impl FrictionJoint {
     pub(crate) fn new(def: &FrictionJointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
         def.validate()?;

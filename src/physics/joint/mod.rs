@@ -34,6 +34,7 @@
 //!   (`substeps / dt`).
 
 pub mod angle;
+mod breaking;
 pub mod distance;
 pub mod friction;
 pub mod motor;
@@ -42,25 +43,28 @@ pub mod prismatic;
 pub mod pulley;
 pub mod revolute;
 mod rows;
+mod state;
 pub mod weld;
 pub mod wheel;
 
-pub use angle::{AngleJoint, AngleJointDef};
-pub use distance::{DistanceJoint, DistanceJointDef};
-pub use friction::{FrictionJoint, FrictionJointDef};
-pub use motor::{MotorJoint, MotorJointDef};
-pub use mouse::{MouseJoint, MouseJointDef};
-pub use prismatic::{PrismaticJoint, PrismaticJointDef};
-pub use pulley::{PulleyJoint, PulleyJointDef};
+pub use angle::{AngleJoint, AngleJointDef, AngleState};
+pub use breaking::{BreakCause, JointEvent, OnBreak};
+pub use distance::{DistanceJoint, DistanceJointDef, DistanceState};
+pub use friction::{FrictionJoint, FrictionJointDef, FrictionState};
+pub use motor::{MotorJoint, MotorJointDef, MotorState};
+pub use mouse::{MouseJoint, MouseJointDef, MouseState};
+pub use prismatic::{PrismaticJoint, PrismaticJointDef, PrismaticState};
+pub use pulley::{PulleyJoint, PulleyJointDef, PulleyState};
 use revolute::RevoluteRow;
-pub use revolute::{RevoluteJoint, RevoluteJointDef};
+pub use revolute::{RevoluteJoint, RevoluteJointDef, RevoluteState};
 pub(crate) use rows::{
     apply_angular, apply_linear, arm, check_order, clamp_increment, clamp_increment_vec,
     draw_anchors, inv_or_zero, point_velocity, rigid_softness, solve22, solve33, spring_softness,
     unit_axis, Anchors, BodyPair, Slide, ANCHOR_SIZE,
 };
-pub use weld::{WeldJoint, WeldJointDef};
-pub use wheel::{WheelJoint, WheelJointDef};
+pub(crate) use state::saved_state;
+pub use weld::{WeldJoint, WeldJointDef, WeldState};
+pub use wheel::{WheelJoint, WheelJointDef, WheelState};
 
 use super::body::Body;
 use super::debug_draw::{DebugDraw, DrawFlags};
@@ -94,6 +98,19 @@ pub struct JointDef {
     pub collide_connected: bool,
     /// An optional name to find the joint by. Default none.
     pub name: Option<String>,
+    /// Break when the reaction force on B (the length of `Joint::reaction_force`) exceeds
+    /// this at the end of a step, N (0 ..= 1e12). Default none (never breaks). Box2D v3's
+    /// `forceThreshold`.
+    pub break_force: Option<f32>,
+    /// Break when the reaction torque on B (`|Joint::reaction_torque|`) exceeds this at the
+    /// end of a step, N m (0 ..= 1e12). Default none. Box2D v3's `torqueThreshold`.
+    pub break_torque: Option<f32>,
+    /// What breaking does: disable the joint (kept, drawn as broken, can be re-enabled) or
+    /// destroy it. Default `Disable`.
+    pub on_break: OnBreak,
+    /// A disabled joint is kept but not solved: its bodies move freely and collide with each
+    /// other. Default true. A broken joint is disabled.
+    pub enabled: bool,
     pub kind: JointDefKind,
 }
 
@@ -105,8 +122,34 @@ impl JointDef {
             body_b,
             collide_connected: false,
             name: None,
+            break_force: None,
+            break_torque: None,
+            on_break: OnBreak::Disable,
+            enabled: true,
             kind: kind.into(),
         }
+    }
+
+    /// Break above this reaction force, N (see `JointDef::break_force`).
+    pub fn break_force(mut self, force: f32) -> Self {
+        self.break_force = Some(force);
+        self
+    }
+
+    /// Break above this reaction torque, N m (see `JointDef::break_torque`).
+    pub fn break_torque(mut self, torque: f32) -> Self {
+        self.break_torque = Some(torque);
+        self
+    }
+
+    pub fn on_break(mut self, on_break: OnBreak) -> Self {
+        self.on_break = on_break;
+        self
+    }
+
+    pub fn enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
     }
 
     pub fn name(mut self, name: impl Into<String>) -> Self {
@@ -184,6 +227,8 @@ pub struct Joint {
     pub(crate) collide_connected: bool,
     pub(crate) name: Option<String>,
     pub(crate) kind: JointKind,
+    /// Break thresholds and what breaking does (`breaking.rs`); false when disabled.
+    pub(crate) breaking: breaking::Breaking,
     /// Solver array indices of A and B for the current step.
     pub(crate) index_a: usize,
     pub(crate) index_b: usize,
@@ -273,6 +318,7 @@ impl Joint {
                 return Err(PhysicsError::new("name", "a joint name must not be empty"));
             }
         }
+        let breaking = breaking::Breaking::new(def)?;
         let kind = match &def.kind {
             JointDefKind::Revolute(d) => {
                 JointKind::Revolute(RevoluteJoint::new(d, body_a, body_b)?)
@@ -299,6 +345,7 @@ impl Joint {
             collide_connected: def.collide_connected,
             name: def.name.clone(),
             kind,
+            breaking,
             index_a: 0,
             index_b: 0,
         })
@@ -368,6 +415,12 @@ impl Joint {
         each!(&mut self.kind, j => j.prepare(&anchors, body_a, body_b, ctx))
     }
 
+    /// Forget the accumulated impulses (a joint being disabled carries no load; the
+    /// quarantine, when a body it joins is frozen or an impulse is not finite).
+    pub(crate) fn zero_impulses(&mut self) {
+        each!(&mut self.kind, j => j.zero_impulses())
+    }
+
     /// Warm start: last step's impulses; with warm starting off, none (zeroed).
     pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
         if !ctx.warm_starting() {
@@ -379,12 +432,6 @@ impl Joint {
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
         each!(&mut self.kind, j => j.solve(bodies, ctx, use_bias))
-    }
-
-    /// Forget every accumulated impulse (the quarantine, when a body it joins is frozen
-    /// or an impulse is not finite).
-    pub(crate) fn zero_impulses(&mut self) {
-        each!(&mut self.kind, j => j.zero_impulses())
     }
 
     /// The compact soft-step row of a prepared joint, when the joint is a free revolute pin
@@ -563,108 +610,43 @@ impl Joint {
             body_b: self.body_b,
             collide_connected: self.collide_connected,
             name: self.name.clone(),
+            break_force: self.breaking.break_force,
+            break_torque: self.breaking.break_torque,
+            on_break: self.breaking.on_break,
+            enabled: self.breaking.enabled,
             kind,
         }
     }
 }
 
-/// A number a joint state holds: checked finite on restore, fed to the state hash.
-trait StateValue: Copy {
-    fn is_finite_value(self) -> bool;
-    fn push_bits(self, out: &mut Vec<u32>);
-    /// The value held inside `-max ..= max` (each component); NaN stays NaN.
-    fn held(self, max: f32) -> Self;
-    /// Its numbers, to write (tests).
-    #[cfg(test)]
-    fn parts(&mut self) -> Vec<&mut f32>;
-}
-
-/// `v` held inside `-max ..= max`; NaN stays NaN (the quarantine looks for it).
-fn held(v: f32, max: f32) -> f32 {
-    if v > max {
-        max
-    } else if v < -max {
-        -max
-    } else {
-        v
-    }
-}
-
-impl StateValue for f32 {
-    fn is_finite_value(self) -> bool {
-        self.is_finite()
-    }
-    fn held(self, max: f32) -> Self {
-        held(self, max)
-    }
-    #[cfg(test)]
-    fn parts(&mut self) -> Vec<&mut f32> {
-        vec![self]
-    }
-    fn push_bits(self, out: &mut Vec<u32>) {
-        out.push(self.to_bits());
-    }
-}
-
-impl StateValue for Vec2 {
-    fn is_finite_value(self) -> bool {
-        self.is_finite()
-    }
-    fn push_bits(self, out: &mut Vec<u32>) {
-        out.push(self.x.to_bits());
-        out.push(self.y.to_bits());
-    }
-    fn held(self, max: f32) -> Self {
-        Vec2::new(held(self.x, max), held(self.y, max))
-    }
-    #[cfg(test)]
-    fn parts(&mut self) -> Vec<&mut f32> {
-        vec![&mut self.x, &mut self.y]
-    }
-}
-
-/// The place of a `JointState` field in its joint: `j.field`, or `j.path` for a field
-/// declared `field: Type = path` (a value kept in a part such as `limit.lower_impulse`).
-macro_rules! state_place {
-    ($j:ident, $field:ident) => {
-        $j.$field
-    };
-    ($j:ident, $field:ident, $($place:ident).+) => {
-        $j.$($place).+
-    };
-}
-
-/// Declares `JointState` (one variant per joint type, fields named like the joint's own, or
-/// `field: Type = path` where the joint keeps the value in a part) with `Joint::state`,
-/// `Joint::restore_state` and `JointState::bits`.
+/// Declares `JointState` (one variant per joint type, holding the state its own file
+/// declares with `saved_state!`) with `Joint::state`, `Joint::restore_state` and
+/// `JointState::bits`: the one exhaustive match over the saved states.
 macro_rules! joint_states {
-    ($($variant:ident = $type_name:literal {
-        $($field:ident: $ty:ty $(= $($place:ident).+)?),* $(,)?
-    }),* $(,)?) => {
+    ($($variant:ident($state:ident) = $type_name:literal),* $(,)?) => {
         /// What a joint carries from step to step beyond its definition: the exact local
         /// anchors, axes, reference angles and lengths computed at creation, the motor joint's
         /// offsets, the mouse target, and the accumulated impulses that warm start the next
-        /// step. Scene export saves it so that a loaded scene continues bit for bit.
+        /// step. Scene export saves it so that a loaded scene continues bit for bit. Each
+        /// joint file declares its own (`RevoluteState`, ...).
         #[doc(hidden)]
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum JointState {
-            $($variant { $($field: $ty),* },)*
+            $($variant($state),)*
         }
 
         impl JointState {
             /// The joint type's name (`"revolute"`, ...), as `JointKind::type_name`.
             pub fn type_name(&self) -> &'static str {
                 match self {
-                    $(JointState::$variant { .. } => $type_name,)*
+                    $(JointState::$variant(_) => $type_name,)*
                 }
             }
 
             /// Every number's bits, in field order (for `World::state_hash`).
             pub(crate) fn bits(&self, out: &mut Vec<u32>) {
                 match self {
-                    $(JointState::$variant { $($field),* } => {
-                        $(StateValue::push_bits(*$field, out);)*
-                    })*
+                    $(JointState::$variant(s) => s.bits(out),)*
                 }
             }
         }
@@ -674,9 +656,7 @@ macro_rules! joint_states {
             #[doc(hidden)]
             pub fn state(&self) -> JointState {
                 match &self.kind {
-                    $(JointKind::$variant(j) => JointState::$variant {
-                        $($field: state_place!(j, $field $(, $($place).+)?)),*
-                    },)*
+                    $(JointKind::$variant(j) => JointState::$variant(j.state()),)*
                 }
             }
 
@@ -687,18 +667,9 @@ macro_rules! joint_states {
             /// Returns false, with every impulse zeroed, when one was not finite.
             pub(crate) fn hold_impulses(&mut self) -> bool {
                 let max = limits::ACCUMULATED_IMPULSE.max;
-                let mut finite = true;
-                match &mut self.kind {
-                    $(JointKind::$variant(j) => {
-                        $(
-                            if stringify!($field).ends_with("impulse") {
-                                let place = &mut state_place!(j, $field $(, $($place).+)?);
-                                finite &= StateValue::is_finite_value(*place);
-                                *place = StateValue::held(*place, max);
-                            }
-                        )*
-                    })*
-                }
+                let finite = match &mut self.kind {
+                    $(JointKind::$variant(j) => j.hold_impulses(max),)*
+                };
                 if !finite {
                     self.zero_impulses();
                 }
@@ -708,37 +679,16 @@ macro_rules! joint_states {
             /// Every number of every accumulated impulse, to write (tests).
             #[cfg(test)]
             pub(crate) fn impulses_mut(&mut self) -> Vec<&mut f32> {
-                let mut out = Vec::new();
                 match &mut self.kind {
-                    $(JointKind::$variant(j) => {
-                        $(
-                            if stringify!($field).ends_with("impulse") {
-                                out.extend(StateValue::parts(
-                                    &mut state_place!(j, $field $(, $($place).+)?),
-                                ));
-                            }
-                        )*
-                    })*
+                    $(JointKind::$variant(j) => j.impulses_mut(),)*
                 }
-                out
             }
 
             /// Put back a saved state. Refused (and nothing changed) when it is of another
             /// joint type or holds a number that is not finite.
             pub(crate) fn restore_state(&mut self, state: &JointState) -> PhysicsResult<()> {
                 match (&mut self.kind, state) {
-                    $((JointKind::$variant(j), JointState::$variant { $($field),* }) => {
-                        $(
-                            if !StateValue::is_finite_value(*$field) {
-                                return Err(PhysicsError::new(
-                                    stringify!($field),
-                                    format!("must be finite, got {:?}", $field),
-                                ));
-                            }
-                        )*
-                        $(state_place!(j, $field $(, $($place).+)?) = *$field;)*
-                        Ok(())
-                    })*
+                    $((JointKind::$variant(j), JointState::$variant(s)) => j.restore_state(s),)*
                     (kind, state) => Err(PhysicsError::new(
                         "state",
                         format!(
@@ -754,81 +704,16 @@ macro_rules! joint_states {
 }
 
 joint_states! {
-    Revolute = "revolute" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        reference_angle: f32,
-        linear_impulse: Vec2,
-        motor_impulse: f32 = motor.impulse,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Prismatic = "prismatic" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        local_axis_a: Vec2,
-        reference_angle: f32,
-        impulse: Vec2,
-        motor_impulse: f32 = motor.impulse,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Wheel = "wheel" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        local_axis_a: Vec2,
-        perp_impulse: f32,
-        spring_impulse: f32,
-        motor_impulse: f32 = motor.impulse,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Weld = "weld" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        reference_angle: f32,
-        linear_impulse: Vec2,
-        angular_impulse: f32,
-    },
-    Angle = "angle" {
-        offset: f32,
-        impulse: f32,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Pulley = "pulley" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        length_a: f32,
-        length_b: f32,
-        constant: f32,
-        impulse: f32,
-    },
-    Distance = "distance" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        length: f32,
-        impulse: f32,
-        lower_impulse: f32 = limit.lower_impulse,
-        upper_impulse: f32 = limit.upper_impulse,
-    },
-    Motor = "motor" {
-        linear_offset: Vec2,
-        angular_offset: f32,
-        linear_impulse: Vec2,
-        angular_impulse: f32,
-    },
-    Friction = "friction" {
-        local_anchor_a: Vec2,
-        local_anchor_b: Vec2,
-        linear_impulse: Vec2,
-        angular_impulse: f32,
-    },
-    Mouse = "mouse" {
-        target: Vec2,
-        local_anchor_b: Vec2,
-        impulse: Vec2,
-    },
+    Revolute(RevoluteState) = "revolute",
+    Prismatic(PrismaticState) = "prismatic",
+    Wheel(WheelState) = "wheel",
+    Weld(WeldState) = "weld",
+    Angle(AngleState) = "angle",
+    Pulley(PulleyState) = "pulley",
+    Distance(DistanceState) = "distance",
+    Motor(MotorState) = "motor",
+    Friction(FrictionState) = "friction",
+    Mouse(MouseState) = "mouse",
 }
 
 #[cfg(test)]

@@ -98,6 +98,17 @@ pub struct MotorJoint {
     pub(crate) anchors: Anchors,
 }
 
+super::saved_state! {
+    /// What a motor joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    MotorState for MotorJoint {
+        linear_offset: Vec2,
+        angular_offset: f32,
+        linear_impulse: Vec2,
+        angular_impulse: f32,
+    }
+}
+
 impl MotorJoint {
     pub(crate) fn new(def: &MotorJointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
         def.validate()?;

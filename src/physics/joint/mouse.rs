@@ -80,6 +80,16 @@ pub struct MouseJoint {
     pub(crate) frame_b: Vec2,
 }
 
+super::saved_state! {
+    /// What a mouse joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    MouseState for MouseJoint {
+        target: Vec2,
+        local_anchor_b: Vec2,
+        impulse: Vec2,
+    }
+}
+
 impl MouseJoint {
     pub(crate) fn new(def: &MouseJointDef, _body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
         def.validate()?;

@@ -113,6 +113,21 @@ pub struct PrismaticJoint {
     pub(crate) axis_a: Vec2,
 }
 
+super::saved_state! {
+    /// What a prismatic joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    PrismaticState for PrismaticJoint {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        local_axis_a: Vec2,
+        reference_angle: f32,
+        impulse: Vec2,
+        motor_impulse: f32 = motor.impulse,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
+    }
+}
+
 impl PrismaticJoint {
     pub(crate) fn new(
         def: &PrismaticJointDef,

@@ -95,6 +95,19 @@ pub struct PulleyJoint {
     pub(crate) u_b: Vec2,
 }
 
+super::saved_state! {
+    /// What a pulley joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    PulleyState for PulleyJoint {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        length_a: f32,
+        length_b: f32,
+        constant: f32,
+        impulse: f32,
+    }
+}
+
 /// The rope at the current sub-step.
 struct Rope {
     r_a: Vec2,

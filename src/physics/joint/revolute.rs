@@ -135,6 +135,20 @@ pub struct RevoluteJoint {
     pub(crate) axial_mass: f32,
 }
 
+super::saved_state! {
+    /// What a revolute joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    RevoluteState for RevoluteJoint {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        reference_angle: f32,
+        linear_impulse: Vec2,
+        motor_impulse: f32 = motor.impulse,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
+    }
+}
+
 impl RevoluteJoint {
     pub(crate) fn new(def: &RevoluteJointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
         def.validate()?;

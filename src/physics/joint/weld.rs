@@ -92,6 +92,18 @@ pub struct WeldJoint {
     pub(crate) anchors: Anchors,
 }
 
+super::saved_state! {
+    /// What a weld joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    WeldState for WeldJoint {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        reference_angle: f32,
+        linear_impulse: Vec2,
+        angular_impulse: f32,
+    }
+}
+
 impl WeldJoint {
     pub(crate) fn new(def: &WeldJointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
         def.validate()?;

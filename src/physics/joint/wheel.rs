@@ -127,6 +127,21 @@ pub struct WheelJoint {
     pub(crate) motor_mass: f32,
 }
 
+super::saved_state! {
+    /// What a wheel joint carries from step to step beyond its definition (see
+    /// `JointState`); the order of the fields is the order of the state hash.
+    WheelState for WheelJoint {
+        local_anchor_a: Vec2,
+        local_anchor_b: Vec2,
+        local_axis_a: Vec2,
+        perp_impulse: f32,
+        spring_impulse: f32,
+        motor_impulse: f32 = motor.impulse,
+        lower_impulse: f32 = limit.lower_impulse,
+        upper_impulse: f32 = limit.upper_impulse,
+    }
+}
+
 impl WheelJoint {
     pub(crate) fn new(def: &WheelJointDef, body_a: &Body, body_b: &Body) -> PhysicsResult<Self> {
         def.validate()?;

@@ -49,10 +49,14 @@ impl JointSolver {
             let Some(handle) = joints.handle_at(i) else {
                 continue;
             };
-            let (a, b) = {
+            let (a, b, enabled) = {
                 let j = joints.get(handle).expect("live");
-                (j.body_a, j.body_b)
+                (j.body_a, j.body_b, j.is_enabled())
             };
+            // A disabled (broken) joint is not solved.
+            if !enabled {
+                continue;
+            }
             let body_a = bodies.get(a).expect("joint's body");
             let body_b = bodies.get(b).expect("joint's body");
             if !body_a.awake && !body_b.awake {
