@@ -31,6 +31,7 @@ pub mod contact;
 pub mod debug_draw;
 pub mod error;
 pub mod handle;
+pub mod inspect;
 pub mod island;
 pub mod joint;
 pub mod limits;
@@ -47,12 +48,14 @@ pub use collision::{Manifold, ManifoldPoint};
 pub use debug_draw::{Color, DebugDraw, DrawFlags, DrawKind};
 pub use error::{PhysicsError, PhysicsResult};
 pub use handle::{Arena, Handle};
+pub use inspect::{BodyIsland, ContactPointReport, GraphColor, JointReport};
 pub use joint::{Joint, JointDef, JointDefKind, JointKind, JointState};
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use query::RayHit;
 pub use settings::{SolverKind, SolverSettings};
 pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, Shape, ShapeDef};
 pub use snapshot::BodyState;
+pub use solver::step::{HaltPoint, StepProgress};
 pub use world::{StepStats, World};
 
 /// Handle of a body in a `World`.

@@ -183,6 +183,7 @@ impl World {
             restitution: mix_restitution(sa.restitution, sb.restitution),
             key,
             cache,
+            recycled: false,
         };
         self.contacts.pair_keys.insert(key);
         self.contacts.contacts.push(contact);

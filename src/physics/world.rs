@@ -20,7 +20,7 @@ use super::limits;
 use super::math::{Aabb, Vec2};
 use super::settings::{SolverKind, SolverSettings};
 use super::shape::{Shape, ShapeDef};
-use super::solver::step::{StepSolver, StepWorld};
+use super::solver::step::{HaltPoint, StepProgress, StepSolver, StepWorld};
 use super::solver::{classic, soft_step};
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
@@ -680,6 +680,7 @@ impl World {
         let start = Instant::now();
         self.stats = StepStats::default();
         self.solver.residuals.clear();
+        self.solver.begin_step();
         let substeps = self.settings.substeps.max(1);
         match self.settings.solver {
             SolverKind::Classic => {
@@ -696,6 +697,12 @@ impl World {
                 soft_step::step(solver, &mut world, dt, substeps, stats);
             }
         }
+        if self.solver.halted() {
+            // Stopped inside the step (`step_until`): the state shown mid-step; no sleep,
+            // the forces and the clock stay.
+            self.finish_stats(start);
+            return;
+        }
         self.islands.update_sleep(
             &mut self.bodies,
             &self.contacts.contacts,
@@ -707,6 +714,38 @@ impl World {
         self.step_count += 1;
         self.time += dt as f64;
         self.finish_stats(start);
+    }
+
+    /// Run one step of `dt` seconds like `step`, but stop inside it at `point` (a solver
+    /// iteration or the start of a sub-step): the bodies then hold the velocities and
+    /// positions the solver had reached there, the contacts their accumulated impulses and
+    /// their points moved with the bodies. Returns where it stopped (`halted` false: the
+    /// point lies past the step's end and the step ran whole, exactly as `step`).
+    ///
+    /// A halted world is a view: the step counter, time, sleep and the applied forces are
+    /// left as they were before the step. Re-run from a copy of the state before the step
+    /// to look at another point; every point of a step is deterministic.
+    pub fn step_until(&mut self, dt: f32, point: HaltPoint) -> StepProgress {
+        self.solver.halt.point = Some(point);
+        self.solver.begin_step();
+        self.step(dt);
+        self.solver.halt.point = None;
+        self.solver.halt.progress
+    }
+
+    /// How far the last step went (`StepProgress`): its sub-steps and solver iterations.
+    pub fn step_progress(&self) -> StepProgress {
+        self.solver.halt.progress
+    }
+
+    /// Record, from the next step on, how much each solver iteration changes each contact
+    /// point's and joint's accumulated impulse (`inspect.rs`; for the testbed's colouring).
+    pub fn set_track_impulse_changes(&mut self, on: bool) {
+        self.solver.track_impulses = on;
+        if !on {
+            self.solver.contact_impulse_change.clear();
+            self.solver.joint_impulse_change.clear();
+        }
     }
 
     /// The solver, what of the world its stages touch, and the stats it adds its times to.
@@ -723,6 +762,9 @@ impl World {
 
     /// Stage 1: broad phase, new contacts, narrow phase, persistence.
     fn collide(&mut self, h: f32) {
+        if self.solver.halted() {
+            return;
+        }
         let t0 = Instant::now();
         move_proxies(
             &self.bodies,
