@@ -6,6 +6,8 @@
 //! - [`compare`]: compare mode's presets, legend colours, `--compare` and the `Tint` draw.
 //! - [`rewind`]: the recording of the last seconds, scrubbing and resuming.
 //! - [`probe`]: Ctrl+click picks, their traces and the residual plot.
+//! - [`solver_view`]: inside the step: iteration stepping, error colouring and its legend,
+//!   the solver's structure (graph colours, islands, feature ids, warm starts).
 //! - [`camera`]: `Camera`, the ONLY place converting world metres (y up) <-> screen pixels.
 //! - [`framing`]: what `F` frames: the moving bodies and the static geometry near them.
 //! - [`draw`]: `MacroquadDraw`, the core's `DebugDraw` with macroquad; body colours; grid;
@@ -37,6 +39,7 @@ pub mod probe;
 pub mod report;
 pub mod rewind;
 pub mod screenshot;
+pub mod solver_view;
 pub mod testbed;
 pub mod watch;
 pub mod window;
