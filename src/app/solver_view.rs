@@ -274,8 +274,9 @@ fn value_color(color_by: ColorBy, error: f32, impulse_change: Option<f32>) -> Op
 pub fn legend_lines(flags: &SolverDrawFlags) -> Vec<(String, Color, bool)> {
     let mut lines = Vec::new();
     let text = Color::rgb(0.85, 0.85, 0.85);
-    let ramp = |lines: &mut Vec<(String, Color, bool)>, range: (f32, f32), labels: [&str; 5]| {
-        let values = [0.0, range.0, range.0 * 10.0, range.0 * 100.0, range.1];
+    // Swatches at the range's start and each decade up to its end.
+    let ramp = |lines: &mut Vec<(String, Color, bool)>, range: (f32, f32), labels: [&str; 4]| {
+        let values = [range.0, range.0 * 10.0, range.0 * 100.0, range.1];
         for (v, label) in values.iter().zip(labels) {
             lines.push((
                 label.to_string(),
@@ -295,7 +296,7 @@ pub fn legend_lines(flags: &SolverDrawFlags) -> Vec<(String, Color, bool)> {
             ramp(
                 &mut lines,
                 ERROR_RANGE_M,
-                ["0", "0.1 mm", "1 mm", "1 cm", "10 cm or more"],
+                ["0.1 mm or less", "1 mm", "1 cm", "10 cm or more"],
             );
         }
         ColorBy::ImpulseChange => {
@@ -307,7 +308,7 @@ pub fn legend_lines(flags: &SolverDrawFlags) -> Vec<(String, Color, bool)> {
             ramp(
                 &mut lines,
                 IMPULSE_RANGE_NS,
-                ["0", "0.001", "0.01", "0.1", "10 or more"],
+                ["0.001 or less", "0.01", "0.1", "10 or more"],
             );
         }
     }
