@@ -160,9 +160,9 @@ pub fn graph_color(color: GraphColor) -> Color {
 
 /// Constraints solved one at a time (graph overflow, or not batched).
 pub const OVERFLOW_COLOR: Color = Color::rgb(1.0, 1.0, 1.0);
-/// A contact point warm-started with last step's impulses; one starting cold.
+/// A contact point warm-started with last step's impulses (green); one starting cold (magenta).
 pub const WARM_STARTED_COLOR: Color = Color::rgb(0.3, 0.9, 0.45);
-pub const COLD_STARTED_COLOR: Color = Color::rgb(1.0, 0.35, 0.3);
+pub const COLD_STARTED_COLOR: Color = Color::rgb(1.0, 0.25, 1.0);
 /// The mark of a manifold reused without the narrow phase.
 pub const RECYCLED_COLOR: Color = Color::rgb(0.35, 0.8, 1.0);
 /// Feature id labels.

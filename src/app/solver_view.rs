@@ -40,7 +40,7 @@ pub struct SolverDrawFlags {
     pub islands: bool,
     /// Each contact point's feature id, in hex.
     pub feature_ids: bool,
-    /// Rings on warm-started (green) and cold (red) contact points; a blue tick along the
+    /// Rings on warm-started (green) and cold (magenta) contact points; a blue tick along the
     /// normal of recycled manifolds.
     pub warm_started: bool,
 }

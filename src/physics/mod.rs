@@ -22,6 +22,9 @@
 //! - [`joint`]: one file per joint type, dispatched by one `match`.
 //! - [`world`]: `World` owns everything: create, destroy, accessors, step.
 //! - [`query`]: point, box and ray queries, shape distance.
+//! - [`inspect`]: what the solver left in each contact point, joint and body (errors,
+//!   impulse changes, graph colours, islands); with `World::step_until` (a halt point inside
+//!   the step) the testbed's view of the solver at work.
 //! - [`snapshot`]: the state hash and the exact restore API (export, rewind).
 //! - [`debug_draw`]: the `DebugDraw` trait the app implements, and `World::debug_draw`.
 

@@ -672,7 +672,8 @@ impl World {
     /// 4. `clear_forces`.
     ///
     /// Classic: `substeps` full steps of `dt / substeps` (collide and driver each). Soft
-    /// step: one collide, then one driver call that runs the sub-steps.
+    /// step: one collide, then one driver call that runs the sub-steps. `step_until` runs
+    /// the same pipeline with a halt point armed (the stages stop there).
     pub fn step(&mut self, dt: f32) {
         if !(dt > 0.0 && dt.is_finite()) {
             return;
