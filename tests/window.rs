@@ -1121,3 +1121,173 @@ fn the_bomb_shatters_the_breakable_wall_and_the_breaks_are_listed() {
     assert!(events.contains("\"world\":\"1 classic\""), "{events}");
     assert!(events.contains("\"world\":\"2 soft step\""), "{events}");
 }
+
+/// Click the named panel widget of the running testbed (its rectangle from the layout file).
+fn click(live: &Live, window: &str, name: &str) {
+    let layout = live.layout_when(Duration::from_secs(60), |j| {
+        j.contains(&format!("\"{name}\":["))
+    });
+    let (x, y) = widget_center(&layout, name).unwrap();
+    pointer_to(window, x, y);
+    pause(150);
+    xdotool(&["mousedown", "1"]);
+    pause(100);
+    xdotool(&["mouseup", "1"]);
+    pause(250);
+}
+
+/// The scene file run headless `steps` steps in one world of its own settings: the world.
+fn world_after(file: &str, steps: u64) -> impulse::physics::World {
+    let world = scene::load_file(&manifest_dir().join(file)).unwrap().world;
+    let mut session = impulse::lab::Session::new("alone", world);
+    for _ in 0..steps {
+        session.step();
+    }
+    session.world
+}
+
+/// Copy a screenshot to the folder `IMPULSE_SHOTS` names, when set (how the README's
+/// `assets/inside_step.png` and `assets/fork.png` are made).
+fn keep_shot(shot: &Path) {
+    if let Some(dir) = std::env::var_os("IMPULSE_SHOTS") {
+        let to = Path::new(&dir).join(shot.file_name().unwrap());
+        std::fs::copy(shot, &to).unwrap_or_else(|e| panic!("cannot copy to {to:?}: {e}"));
+    }
+}
+
+/// Preferences for the inside-the-step tests: Run and Draw open, the rest closed, so the
+/// buttons and toggles are on screen.
+const INSIDE_STEP_PREFS: &str = "(sections: (scenes: false, run: true, solver: false, draw: true, \
+     stats: false, view: false, compare: false, plots: false))";
+
+/// Iteration stepping through the real UI (issue 13), on the heavy boxes landing on the
+/// light pyramids (classic: deep overlaps): pause, colour by error, click
+/// "iteration ▶" four times and "◀ iteration" once; the world dumped is the step stopped
+/// after three iterations, exactly what a headless `World::step_until` gives from the same
+/// frame. The screenshot is the error-coloured view (`assets/inside_step.png`).
+#[test]
+fn iteration_stepping_in_the_window_shows_the_step_after_k_iterations() {
+    let Some(t) = WindowTest::scripted("inside_step") else {
+        return;
+    };
+    let scene_file = "scenes/stacking/high_mass_ratio_1.ron";
+    let shot = t.path("inside_step.png");
+    let (live, window) = t.launch(
+        t.testbed_with_prefs(INSIDE_STEP_PREFS)
+            .args(["--scene", scene_file, "--frames", "420", "--max-fps", "30"])
+            .arg("--screenshot")
+            .arg(&shot),
+    );
+    live.layout_when(Duration::from_secs(120), |j| {
+        json_number(j, "steps").is_some_and(|s| s >= 90.0) && j.contains("\"iteration_next\":[")
+    });
+    click(&live, &window, "pause");
+    click(&live, &window, "color_by_error");
+    for _ in 0..4 {
+        click(&live, &window, "iteration_next");
+    }
+    click(&live, &window, "iteration_back");
+    let Finished { state: json, .. } = live.finish("testbed");
+    assert!(json.contains("\"paused\":true"), "{json}");
+    let inspect = &json[json.find("\"inspect\":{").expect("inspecting")..];
+    assert_eq!(json_number(inspect, "iteration"), Some(3.0), "{inspect}");
+    assert_eq!(json_number(inspect, "substep"), Some(1.0), "{inspect}");
+    assert!(inspect.contains("\"halted\":true"), "{inspect}");
+    let steps = json_number(&json, "steps").unwrap() as u64;
+    let mut alone = world_after(scene_file, steps);
+    let dt = alone.settings().dt();
+    let p = alone.step_until(dt, impulse::physics::HaltPoint::Iteration(3));
+    assert!(p.halted && p.iteration == 3);
+    assert_eq!(
+        json_str(&json, "hash"),
+        Some(format!("{:016x}", alone.state_hash())),
+        "the window shows the step after 3 iterations from step {steps}"
+    );
+    // The error colouring is drawn: contact dots on the ramp's green-to-red (not the plain
+    // red and yellow contact points, which are off).
+    keep_shot(&shot);
+    let (w, h, pixels) = read_png(&shot);
+    let view = json_array(&json, "viewport").unwrap()[2] as u32;
+    let green = (0..h)
+        .flat_map(|y| (0..view.min(w)).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = pixels[(y * w + x) as usize];
+            p[1] > 200 && p[0] < 120 && p[2] < 120
+        })
+        .count();
+    assert!(
+        green > 50,
+        "no error-coloured contact points: {green} pixels"
+    );
+}
+
+/// Fork from the timeline through the real UI (issue 13), on a heavy box falling on two
+/// light ones: pause, rewind to step 60, click "fork into compare" (soft step), run on. The
+/// first world goes on exactly as the scene run alone (classic: the heavy box breaks
+/// through), the fork exactly as the rewound frame stepped on under the soft step (it
+/// holds): the fork started from that frame's state. The screenshot is the forked compare
+/// (`assets/fork.png`).
+#[test]
+fn forking_a_rewound_frame_in_the_window_starts_the_new_world_from_it() {
+    let Some(t) = WindowTest::scripted("fork") else {
+        return;
+    };
+    let scene_file = "scenes/stacking/high_mass_ratio_2.ron";
+    let shot = t.path("fork.png");
+    let (live, window) = t.launch(
+        t.testbed_with_prefs(INSIDE_STEP_PREFS)
+            .args([
+                "--scene",
+                scene_file,
+                "--frames",
+                "360",
+                "--max-fps",
+                "30",
+                "--rewind-to",
+                "60",
+                "--rewind-at",
+                "150",
+            ])
+            .arg("--screenshot")
+            .arg(&shot),
+    );
+    live.layout_when(Duration::from_secs(120), |j| {
+        json_number(j, "steps").is_some_and(|s| s >= 60.0) && j.contains("\"pause\":[")
+    });
+    click(&live, &window, "pause");
+    // Paused, the automation's rewind at frame 150 stays on step 40.
+    live.layout_when(Duration::from_secs(60), |j| {
+        json_number(j, "steps") == Some(60.0) && json_number(j, "frame").is_some_and(|f| f > 150.0)
+    });
+    click(&live, &window, "fork");
+    // Run on: the classic world's heavy box breaks through, the soft step's holds.
+    click(&live, &window, "pause");
+    let Finished { state: json, .. } = live.finish("testbed");
+    keep_shot(&shot);
+    assert_eq!(json_number(&json, "worlds"), Some(2.0), "{json}");
+    let steps = json_number(&json, "steps").unwrap() as u64;
+    assert!(steps > 120, "ran on after the fork: {json}");
+    let hashes = world_hashes(&json);
+    assert_eq!(hashes.len(), 2, "{json}");
+    let frame = world_after(scene_file, 60);
+    let classic = world_after(scene_file, steps);
+    assert_eq!(hashes[0], format!("{:016x}", classic.state_hash()));
+    let mut fork = frame.clone();
+    let mut settings = *fork.settings();
+    let soft = impulse::verdicts::configurations()
+        .into_iter()
+        .find(|c| c.label == "soft step")
+        .unwrap();
+    (soft.apply)(&mut settings);
+    fork.restore_settings(settings).unwrap();
+    let mut fork = impulse::lab::Session::new("fork", fork);
+    for _ in 60..steps {
+        fork.step();
+    }
+    assert_eq!(
+        hashes[1],
+        format!("{:016x}", fork.world.state_hash()),
+        "the fork starts from step 60 exactly"
+    );
+    assert!(json.contains("\"solver\":\"SoftStep\""), "{json}");
+}

@@ -31,7 +31,8 @@ use crate::lab::Comparison;
 use crate::physics::math::cross;
 use crate::physics::world::draw_geometry;
 use crate::physics::{
-    Body, BodyKind, Color, DebugDraw, DrawFlags, DrawKind, Geometry, Transform, Vec2, World,
+    Body, BodyKind, Color, DebugDraw, DrawFlags, DrawKind, Geometry, GraphColor, Transform, Vec2,
+    World,
 };
 
 /// Outline width (px).
@@ -120,6 +121,78 @@ pub fn palette(kind: DrawKind) -> Color {
         DrawKind::Name => NAME_COLOR,
         DrawKind::Color(color) => color,
     }
+}
+
+/// The solver view's colours (`solver_view.rs`): the error ramp from no error (green)
+/// through yellow to the top of the legend's range (red).
+pub fn error_ramp(t: f32) -> Color {
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    if t < 0.5 {
+        let k = 2.0 * t;
+        Color::rgb(0.25 + 0.75 * k, 0.85 + 0.1 * k, 0.3 - 0.1 * k)
+    } else {
+        let k = 2.0 * t - 1.0;
+        Color::rgb(1.0, 0.95 - 0.75 * k, 0.2)
+    }
+}
+
+/// Graph colours: twelve hues apart, repeated past twelve; the overflow white.
+pub fn graph_color(color: GraphColor) -> Color {
+    const HUES: [Color; 12] = [
+        Color::rgb(0.95, 0.35, 0.35),
+        Color::rgb(0.35, 0.75, 1.0),
+        Color::rgb(1.0, 0.8, 0.25),
+        Color::rgb(0.55, 0.9, 0.4),
+        Color::rgb(0.85, 0.45, 1.0),
+        Color::rgb(1.0, 0.55, 0.15),
+        Color::rgb(0.3, 0.95, 0.85),
+        Color::rgb(1.0, 0.5, 0.75),
+        Color::rgb(0.6, 0.6, 1.0),
+        Color::rgb(0.8, 0.95, 0.3),
+        Color::rgb(0.65, 0.4, 0.25),
+        Color::rgb(0.5, 0.5, 0.5),
+    ];
+    match color {
+        GraphColor::Color(c) => HUES[c as usize % HUES.len()],
+        GraphColor::Overflow => OVERFLOW_COLOR,
+    }
+}
+
+/// Constraints solved one at a time (graph overflow, or not batched).
+pub const OVERFLOW_COLOR: Color = Color::rgb(1.0, 1.0, 1.0);
+/// A contact point warm-started with last step's impulses (green); one starting cold (magenta).
+pub const WARM_STARTED_COLOR: Color = Color::rgb(0.3, 0.9, 0.45);
+pub const COLD_STARTED_COLOR: Color = Color::rgb(1.0, 0.25, 1.0);
+/// The mark of a manifold reused without the narrow phase.
+pub const RECYCLED_COLOR: Color = Color::rgb(0.35, 0.8, 1.0);
+/// Feature id labels.
+pub const FEATURE_ID_COLOR: Color = Color::rgb(0.95, 0.95, 0.75);
+
+/// An island's colour: a hue from its id (golden-ratio steps, so neighbouring ids differ),
+/// bright when awake, dark when asleep.
+pub fn island_color(id: u32, awake: bool) -> Color {
+    let hue = (id as f32 * 0.618_034).fract();
+    let c = hue_color(hue);
+    if awake {
+        c
+    } else {
+        c.scaled(0.45)
+    }
+}
+
+/// A saturated colour of hue `h` (0..1).
+fn hue_color(h: f32) -> Color {
+    let x = 6.0 * h;
+    let f = |k: f32| (((x + k) % 6.0 - 3.0).abs() - 1.0).clamp(0.0, 1.0);
+    Color::rgb(
+        0.25 + 0.75 * f(0.0),
+        0.25 + 0.75 * f(4.0),
+        0.25 + 0.75 * f(2.0),
+    )
 }
 
 /// The core's colour as macroquad's.

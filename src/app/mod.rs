@@ -8,6 +8,8 @@
 //! - [`probe`]: Ctrl+click picks, their traces and the residual plot.
 //! - [`breaks`]: breakable joints: the recent joint events, the flash, the picked joint's
 //!   thresholds and enable button.
+//! - [`solver_view`]: inside the step: iteration stepping, error colouring and its legend,
+//!   the solver's structure (graph colours, islands, feature ids, warm starts).
 //! - [`camera`]: `Camera`, the ONLY place converting world metres (y up) <-> screen pixels.
 //! - [`framing`]: what `F` frames: the moving bodies and the static geometry near them.
 //! - [`draw`]: `MacroquadDraw`, the core's `DebugDraw` with macroquad; body colours; grid;
@@ -40,6 +42,7 @@ pub mod probe;
 pub mod report;
 pub mod rewind;
 pub mod screenshot;
+pub mod solver_view;
 pub mod testbed;
 pub mod watch;
 pub mod window;

@@ -13,6 +13,7 @@ use super::compare::{legend_color, Preset};
 use super::preferences::{Stepping, MAX_STEPS_PER_FRAME, TIME_SCALE_RANGE};
 use super::probe::{color32, Pick, Quantity};
 use super::rewind::REWIND_SECONDS;
+use super::solver_view::{ColorBy, InspectStep};
 use super::testbed::{FrameInfo, Request, Testbed};
 use crate::files::escape;
 use crate::lab::compare::MAX_WORLDS;
@@ -220,6 +221,82 @@ impl Testbed {
             self.run.frame_steps
         ));
         self.timeline_ui(ui);
+        self.inside_step_ui(ui);
+    }
+
+    /// Iteration stepping inside the next step, and fork into compare.
+    fn inside_step_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            ui.label("inside the step:");
+            let inspecting = self.inspection().is_some();
+            for (name, label, step, enabled) in [
+                (
+                    "iteration_back",
+                    "◀ iteration (U)",
+                    InspectStep::PreviousIteration,
+                    inspecting,
+                ),
+                (
+                    "iteration_next",
+                    "iteration ▶ (I)",
+                    InspectStep::NextIteration,
+                    true,
+                ),
+                (
+                    "substep_next",
+                    "sub-step ▶ (J)",
+                    InspectStep::NextSubstep,
+                    true,
+                ),
+                (
+                    "finish_step",
+                    "finish step (Enter)",
+                    InspectStep::Finish,
+                    inspecting,
+                ),
+            ] {
+                let r = ui.add_enabled(enabled, egui::Button::new(label).small());
+                self.track(ui, name, &r);
+                if r.clicked() {
+                    self.inspect(step);
+                }
+            }
+        });
+        if let Some(inspection) = self.inspection() {
+            ui.label(
+                RichText::new(inspection.status())
+                    .small()
+                    .color(Color32::from_rgb(140, 215, 255)),
+            );
+        }
+        let n = self.lab.live.sessions.len();
+        ui.horizontal_wrapped(|ui| {
+            let mut preset = self.view.fork_preset.clone();
+            egui::ComboBox::from_id_salt("fork_preset")
+                .selected_text(preset.label().to_owned())
+                .show_ui(ui, |ui| {
+                    for p in Preset::menu() {
+                        let label = p.label().to_owned();
+                        ui.selectable_value(&mut preset, p, label);
+                    }
+                });
+            self.view.fork_preset = preset;
+            let r = ui
+                .add_enabled(
+                    self.run.paused && n < MAX_WORLDS,
+                    egui::Button::new("fork into compare").small(),
+                )
+                .on_hover_text(
+                    "paused: add a world with this preset that starts from the frame shown \
+                     (exactly its state; the scene does not restart)",
+                );
+            self.track(ui, "fork", &r);
+            if r.clicked() {
+                self.input
+                    .requests
+                    .push(Request::Fork(self.view.fork_preset.clone()));
+            }
+        });
     }
 
     /// The rewind timeline: the recorded steps, scrubbed while paused (dragging it pauses).
@@ -354,7 +431,9 @@ impl Testbed {
             }
         }
         let labels = self.labels();
-        self.lab.probe.ui(ui, self.shown(), &labels);
+        self.lab
+            .probe
+            .ui(ui, self.shown(), &labels, self.lab.inspection.as_ref());
     }
 
     /// Apply new solver settings; a refusal becomes a notice.
@@ -547,6 +626,7 @@ impl Testbed {
             self.track(ui, name, r);
         }
         self.view.draw_flags = f;
+        self.solver_draw_ui(ui);
         ui.horizontal_wrapped(|ui| {
             ui.label("colours:");
             for (label, color) in [
@@ -563,6 +643,50 @@ impl Testbed {
                 ui.label(RichText::new(label).color(c));
             }
         });
+    }
+
+    /// The solver view: colour contacts and joints by error or impulse change, and the
+    /// solver's structure. The legend is drawn over the world.
+    fn solver_draw_ui(&mut self, ui: &mut egui::Ui) {
+        let mut color_by = self.view.solver_draw.color_by;
+        ui.horizontal_wrapped(|ui| {
+            ui.label("colour contacts and joints by:");
+            for (name, label, value) in [
+                ("color_by_off", "nothing", ColorBy::Off),
+                ("color_by_error", "error", ColorBy::Error),
+                ("color_by_impulse", "impulse change", ColorBy::ImpulseChange),
+            ] {
+                let r = ui.radio_value(&mut color_by, value, label);
+                self.track(ui, name, &r);
+            }
+        });
+        self.set_color_by(color_by);
+        let mut f = self.view.solver_draw;
+        let mut tracked = Vec::new();
+        egui::Grid::new("solver_draw")
+            .num_columns(2)
+            .show(ui, |ui| {
+                tracked.push((
+                    "draw_graph_colors",
+                    ui.checkbox(&mut f.graph_colors, "graph colours"),
+                ));
+                tracked.push(("draw_islands", ui.checkbox(&mut f.islands, "islands")));
+                ui.end_row();
+                tracked.push((
+                    "draw_feature_ids",
+                    ui.checkbox(&mut f.feature_ids, "feature ids"),
+                ));
+                tracked.push((
+                    "draw_warm_started",
+                    ui.checkbox(&mut f.warm_started, "warm-started / recycled"),
+                ));
+                ui.end_row();
+            });
+        for (name, r) in &tracked {
+            self.track(ui, name, r);
+        }
+        f.color_by = self.view.solver_draw.color_by;
+        self.view.solver_draw = f;
     }
 
     fn stats_ui(&mut self, ui: &mut egui::Ui, frame: &FrameInfo) {

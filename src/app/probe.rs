@@ -11,6 +11,7 @@ use egui_macroquad::egui::{self, Color32, RichText};
 use egui_plot::{HLine, Line, Plot, PlotPoints, VLine};
 
 use super::compare::legend_color;
+use super::solver_view::Inspection;
 use crate::lab::Comparison;
 use crate::physics::{BodyHandle, Color, JointHandle, JointKind, Vec2, World};
 
@@ -261,8 +262,16 @@ impl Probe {
 
     /// The trace plot (one line per world, a marker at the time shown) and the residual
     /// plot of the step shown. The values above each plot, in the worlds' colours, are its
-    /// legend.
-    pub fn ui(&self, ui: &mut egui::Ui, shown: &Comparison, labels: &[String]) {
+    /// legend. While a step is inspected (`inspection`), the residual plot's iteration axis
+    /// follows it: the whole step's residuals faint, the iterations run so far bright, and
+    /// a marker at the current iteration.
+    pub fn ui(
+        &self,
+        ui: &mut egui::Ui,
+        shown: &Comparison,
+        labels: &[String],
+        inspection: Option<&Inspection>,
+    ) {
         let n = shown.sessions.len();
         let now = shown.sessions.first().map_or(0.0, |s| s.world.time());
         match self.pick {
@@ -337,18 +346,37 @@ impl Probe {
             .allow_scroll(false)
             .allow_boxed_zoom(false)
             .include_x(0.0)
+            .include_x(inspection.map_or(0.0, |i| {
+                i.totals.iter().map(|t| t.iteration).max().unwrap_or(0) as f64
+            }))
             .x_axis_label("iteration")
             .y_axis_formatter(|mark, _| format!("1e{}", mark.value.round()))
             .show(ui, |plot| {
-                for (i, r) in residuals.iter().enumerate() {
-                    let points: Vec<[f64; 2]> = r
-                        .iter()
+                let log_points = |r: &[f32]| -> Vec<[f64; 2]> {
+                    r.iter()
                         .enumerate()
                         .map(|(k, &v)| {
                             let v = if v.is_finite() { v } else { 0.0 };
                             [(k + 1) as f64, (v.max(RESIDUAL_FLOOR) as f64).log10()]
                         })
-                        .collect();
+                        .collect()
+                };
+                if let Some(inspection) = inspection {
+                    for (i, r) in inspection.full_residuals.iter().enumerate() {
+                        let faint = color32(legend_color(i)).gamma_multiply(0.35);
+                        plot.line(
+                            Line::new("whole step", PlotPoints::from(log_points(r)))
+                                .color(faint)
+                                .width(1.0),
+                        );
+                    }
+                    if inspection.point.is_some() {
+                        let k = inspection.current().iteration as f64;
+                        plot.vline(VLine::new("iteration shown", k).color(Color32::WHITE));
+                    }
+                }
+                for (i, r) in residuals.iter().enumerate() {
+                    let points = log_points(r);
                     let label = labels.get(i).cloned().unwrap_or_default();
                     plot.line(
                         Line::new(label, PlotPoints::from(points))

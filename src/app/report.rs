@@ -266,6 +266,19 @@ pub struct TestbedReport<'a> {
     pub rewind: RewindReport,
     pub pick: Option<PickReport>,
     pub trace_samples: usize,
+    /// Where the step under inspection stopped (first world), when iteration stepping.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inspect: Option<InspectReport>,
+}
+
+/// `{"substep":1,"iteration":3,"substep_iteration":3,"halted":true,"total_iterations":10}`.
+#[derive(Serialize)]
+pub struct InspectReport {
+    pub substep: u32,
+    pub iteration: u32,
+    pub substep_iteration: u32,
+    pub halted: bool,
+    pub total_iterations: u32,
 }
 
 /// `{"steps_per_frame":1}` or `{"time_scale":0.5}`.

@@ -49,10 +49,11 @@ use super::plots::History;
 use super::preferences::{Preferences, Sections, Stepping, MAX_STEPS_PER_FRAME};
 use super::probe::{pick_at, Pick, Probe};
 use super::report::{
-    settings_report, to_json_line, DumpExtra, Labelled, PickReport, RewindReport, SteppingReport,
-    TestbedReport, WindowReport, WorldReport,
+    settings_report, to_json_line, DumpExtra, InspectReport, Labelled, PickReport, RewindReport,
+    SteppingReport, TestbedReport, WindowReport, WorldReport,
 };
 use super::rewind::Rewind;
+use super::solver_view::{draw_solver, ColorBy, InspectStep, Inspection, SolverDrawFlags};
 use super::watch::FileWatch;
 use crate::files::escape;
 use crate::lab::compare::MAX_WORLDS;
@@ -114,6 +115,8 @@ pub enum Request {
     AddWorld(Preset),
     /// Remove compared world `i` (restarts the scene in every world).
     RemoveWorld(usize),
+    /// Add a world with this preset starting from the frame shown (paused; no restart).
+    Fork(Preset),
 }
 
 /// The keys the testbed handles (the window maps macroquad's key codes).
@@ -125,6 +128,11 @@ pub enum Key {
     Bomb,
     NextScene,
     PreviousScene,
+    /// Iteration stepping inside the step (`solver_view.rs`).
+    NextIteration,
+    PreviousIteration,
+    NextSubstep,
+    FinishStep,
 }
 
 /// The physics side of the testbed, in five parts: the scene and its loading, the lab (the
@@ -136,7 +144,7 @@ pub struct Testbed {
     /// Pause and stepping (`paused` and `stepping` are the user's).
     pub run: RunState,
     pub(super) input: InputState,
-    /// Draw flags and panel state (`draw_flags` and `sections` are the user's).
+    /// Draw flags and panel state (`draw_flags`, `solver_draw` and `sections` are the user's).
     pub view: ViewState,
 }
 
@@ -180,6 +188,8 @@ pub(super) struct LabState {
     pub(super) probe: Probe,
     /// The recent joint events of every world (`breaks.rs`).
     pub(super) joint_log: JointLog,
+    /// The step under inspection (iteration stepping), shown instead of the frame.
+    pub(super) inspection: Option<Inspection>,
 }
 
 /// Pause, stepping and step times.
@@ -213,6 +223,10 @@ pub(super) struct InputState {
 pub struct ViewState {
     /// What `draw_world` draws; every flag is a checkbox in the panel.
     pub draw_flags: DrawFlags,
+    /// The solver view: error colouring and the solver's structure.
+    pub solver_draw: SolverDrawFlags,
+    /// The preset "fork into compare" adds.
+    pub fork_preset: Preset,
     /// Which panel sections are open (remembered in the preferences).
     pub sections: Sections,
     /// The scene whose category the menu last opened.
@@ -273,6 +287,7 @@ impl Testbed {
                 history: History::default(),
                 probe: Probe::default(),
                 joint_log: JointLog::default(),
+                inspection: None,
             },
             run: RunState {
                 paused: false,
@@ -291,6 +306,8 @@ impl Testbed {
             },
             view: ViewState {
                 draw_flags: prefs.draw.into(),
+                solver_draw: SolverDrawFlags::default(),
+                fork_preset: Preset::Verdict("soft step"),
                 sections: prefs.sections,
                 menu_revealed: None,
                 layout: HashMap::new(),
@@ -306,9 +323,18 @@ impl Testbed {
     // ----------------------------------------------------------------------------------
     // Accessors.
 
-    /// The worlds shown: the live ones, or an older step while scrubbing.
+    /// The worlds shown: the live ones, an older step while scrubbing, or the step under
+    /// inspection stopped inside.
     pub fn shown(&self) -> &Comparison {
+        if let Some(inspection) = &self.lab.inspection {
+            return &inspection.view;
+        }
         self.lab.rewind.view().unwrap_or(&self.lab.live)
+    }
+
+    /// The step under inspection, when iteration stepping.
+    pub fn inspection(&self) -> Option<&Inspection> {
+        self.lab.inspection.as_ref()
     }
 
     /// The first world shown (the only one unless comparing).
@@ -525,6 +551,7 @@ impl Testbed {
             .map(|(p, s)| (p.label().to_owned(), s))
             .collect();
         self.lab.live = Comparison::new(&base, &configs);
+        self.lab.inspection = None;
         let n = self.lab.live.sessions.len();
         self.lab.focus = self.lab.focus.min(n.saturating_sub(1));
         self.lab.rewind = Rewind::new(&self.lab.live);
@@ -624,6 +651,7 @@ impl Testbed {
     /// Make the step shown the live one, forgetting the recorded future (nothing to do when
     /// the live step is shown). A grab the shown frame had is let go unless the mouse holds.
     fn resume(&mut self) {
+        self.lab.inspection = None;
         let Some(state) = self.lab.rewind.resume() else {
             return;
         };
@@ -639,6 +667,7 @@ impl Testbed {
     /// Show recorded step `step` (clamped to the recorded range); pauses.
     pub fn scrub(&mut self, step: u64) {
         self.run.paused = true;
+        self.lab.inspection = None;
         self.lab.rewind.scrub(step, self.residuals_wanted());
     }
 
@@ -723,6 +752,10 @@ impl Testbed {
             Key::Bomb => self.request(Request::Bomb),
             Key::NextScene => self.request(Request::Neighbour(1)),
             Key::PreviousScene => self.request(Request::Neighbour(-1)),
+            Key::NextIteration => self.inspect(InspectStep::NextIteration),
+            Key::PreviousIteration => self.inspect(InspectStep::PreviousIteration),
+            Key::NextSubstep => self.inspect(InspectStep::NextSubstep),
+            Key::FinishStep => self.inspect(InspectStep::Finish),
         }
     }
 
@@ -736,10 +769,12 @@ impl Testbed {
             self.reload();
         }
         let residuals = self.residuals_wanted();
+        let track = self.view.solver_draw.color_by == ColorBy::ImpulseChange;
         for s in &mut self.lab.live.sessions {
             if s.world.iteration_residuals().is_empty() == residuals {
                 s.world.set_record_residuals(residuals);
             }
+            s.world.set_track_impulse_changes(track);
         }
         let steps = self.steps_this_frame(frame_dt);
         self.run.frame_steps = steps;
@@ -783,6 +818,7 @@ impl Testbed {
             Request::ResetSettings => self.reset_settings(),
             Request::AddWorld(preset) => self.add_world(preset),
             Request::RemoveWorld(i) => self.remove_world(i),
+            Request::Fork(preset) => self.fork(preset),
         }
     }
 
@@ -891,6 +927,83 @@ impl Testbed {
     }
 
     // ----------------------------------------------------------------------------------
+    // Inside the step and forks.
+
+    /// One press of the iteration controls (pauses): the first press starts inspecting the
+    /// step after the frame shown; a press past the step's end, or "finish", runs the step
+    /// whole the ordinary way (recorded).
+    pub fn inspect(&mut self, step: InspectStep) {
+        self.run.paused = true;
+        if self.lab.inspection.is_none() {
+            if matches!(step, InspectStep::Finish | InspectStep::PreviousIteration) {
+                if step == InspectStep::Finish {
+                    self.run.step_requested = true;
+                }
+                return;
+            }
+            let track = self.view.solver_draw.color_by == ColorBy::ImpulseChange;
+            self.lab.inspection = Some(Inspection::new(self.shown(), track));
+        }
+        let more = self
+            .lab
+            .inspection
+            .as_mut()
+            .is_some_and(|inspection| inspection.press(step));
+        if !more {
+            self.lab.inspection = None;
+            self.run.step_requested = true;
+        }
+    }
+
+    /// Colour contacts and joints by `color_by` (an inspected step records impulse changes
+    /// when asked to).
+    pub fn set_color_by(&mut self, color_by: ColorBy) {
+        if color_by == self.view.solver_draw.color_by {
+            return;
+        }
+        self.view.solver_draw.color_by = color_by;
+        if let Some(inspection) = self.lab.inspection.as_mut() {
+            inspection.set_track_impulses(color_by == ColorBy::ImpulseChange);
+        }
+    }
+
+    /// Fork into compare: add a world with `preset`'s settings that starts from the frame
+    /// shown (a rewound one: it becomes the present, its future forgotten), an exact copy of
+    /// the edited world's state (`World::restore_settings` changes the settings without
+    /// waking anything). The other worlds go on from the same frame; the recording starts
+    /// again here. At most `MAX_WORLDS`.
+    pub fn fork(&mut self, preset: Preset) {
+        if self.lab.live.sessions.len() >= MAX_WORLDS {
+            self.add_notice(format!("fork: at most {MAX_WORLDS} worlds"));
+            return;
+        }
+        self.resume();
+        let focus = self.lab.focus.min(self.lab.live.sessions.len() - 1);
+        let mut session = self.lab.live.sessions[focus].clone();
+        let settings = match preset {
+            Preset::Copy => *session.world.settings(),
+            ref p => p.settings(&self.scene.settings),
+        };
+        if let Err(e) = session.world.restore_settings(settings) {
+            self.add_notice(format!("fork: {e}"));
+            return;
+        }
+        session.label = format!(
+            "{} (fork at step {})",
+            preset.label(),
+            session.world.step_count()
+        );
+        self.lab.live.sessions.push(session);
+        self.lab.presets.push(preset);
+        self.lab.focus = self.lab.live.sessions.len() - 1;
+        self.lab.rewind = Rewind::new(&self.lab.live);
+        self.run.step_times.push(VecDeque::new());
+        self.run.frame_step_ms.push(0.0);
+        self.lab.history.clear();
+        self.run.paused = true;
+    }
+
+    // ----------------------------------------------------------------------------------
     // Mouse.
 
     /// Left button pressed at world point `p` (m): every world grabs the dynamic body there,
@@ -965,10 +1078,13 @@ impl Testbed {
     // Drawing.
 
     /// Draw the worlds shown through `d` (the world camera is already set): `draw::draw_worlds`
-    /// with the draw flags and the pick.
+    /// with the draw flags and the pick, then the solver view (`solver_view::draw_solver`).
     pub fn draw_world(&self, d: &mut MacroquadDraw) {
         draw_worlds(self.shown(), &self.view.draw_flags, self.lab.probe.pick, d);
         self.draw_joint_flashes(d);
+        for s in &self.shown().sessions {
+            draw_solver(&s.world, &self.view.solver_draw, d);
+        }
     }
 
     /// The world box to fit when the user presses `F` (`framing::frame_region`: the moving
@@ -1043,6 +1159,16 @@ impl Testbed {
                 Pick::Joint(h) => PickReport::Joint(h.index()),
             }),
             trace_samples: self.lab.probe.len(),
+            inspect: self.lab.inspection.as_ref().map(|i| {
+                let p = i.current();
+                InspectReport {
+                    substep: p.substep,
+                    iteration: p.iteration,
+                    substep_iteration: p.substep_iteration,
+                    halted: p.halted,
+                    total_iterations: i.totals.first().map_or(0, |t| t.iteration),
+                }
+            }),
         }
     }
 }
@@ -1357,6 +1483,73 @@ mod tests {
         assert_eq!(steps, 120 - 100 + 31 - 1 + 1);
         let (_, _, straight) = run(false);
         assert_eq!(hash, straight[steps as usize - 1]);
+    }
+
+    /// Fork into compare from a rewound frame: the new world starts from exactly that
+    /// state under its preset (nothing restarts, nothing wakes), and the first world goes
+    /// on as it did before the rewind.
+    #[test]
+    fn forking_a_rewound_frame_starts_the_new_world_from_it() {
+        let mut t = testbed("box2d_lite/pyramid_stacking.ron");
+        let mut hashes = Vec::new();
+        for _ in 0..90 {
+            t.update(1.0 / 60.0);
+            hashes.push(t.world().state_hash());
+        }
+        t.scrub(40);
+        t.fork(Preset::Verdict("soft step"));
+        let shown = t.shown();
+        assert_eq!(shown.sessions.len(), 2);
+        assert_eq!(t.steps(), 40, "the rewound frame is the present");
+        for s in &shown.sessions {
+            assert_eq!(s.world.state_hash(), hashes[39], "{}", s.label);
+            assert_eq!(s.world.step_count(), 40);
+        }
+        assert_eq!(
+            shown.sessions[1].world.settings().solver,
+            crate::physics::SolverKind::SoftStep
+        );
+        assert!(t.run.paused);
+        t.toggle_pause();
+        for _ in 0..20 {
+            t.update(1.0 / 60.0);
+        }
+        let shown = t.shown();
+        assert_eq!(shown.sessions[0].world.state_hash(), hashes[59]);
+        assert_ne!(shown.sessions[1].world.state_hash(), hashes[59]);
+        assert_eq!(
+            t.timeline(),
+            (40, 60, 60),
+            "the recording starts at the fork"
+        );
+    }
+
+    /// Iteration stepping shows the halted step; finishing it is the ordinary step.
+    #[test]
+    fn iteration_stepping_shows_the_step_inside_and_finishes_it() {
+        let mut t = testbed("box2d_lite/pyramid_stacking.ron");
+        for _ in 0..30 {
+            t.update(1.0 / 60.0);
+        }
+        let mut plain = t.shown().clone();
+        plain.step();
+        t.key(Key::NextIteration);
+        t.key(Key::NextIteration);
+        t.key(Key::NextIteration);
+        t.key(Key::PreviousIteration);
+        assert!(t.run.paused);
+        let p = t.inspection().unwrap().current();
+        assert_eq!((p.halted, p.iteration), (true, 2));
+        assert_eq!(t.steps(), 30, "inside step 31");
+        let mut alone = t.lab.live.sessions[0].world.clone();
+        let dt = alone.settings().dt();
+        alone.step_until(dt, crate::physics::HaltPoint::Iteration(2));
+        assert_eq!(t.world().state_hash(), alone.state_hash());
+        t.key(Key::FinishStep);
+        t.update(1.0 / 60.0);
+        assert!(t.inspection().is_none());
+        assert_eq!(t.steps(), 31);
+        assert_eq!(t.world().state_hash(), plain.sessions[0].world.state_hash());
     }
 
     /// Opening a scene shows the camera its file sets; only `F` frames the bodies (here the

@@ -281,6 +281,10 @@ pub async fn run(
                 (KeyCode::RightBracket, Key::NextScene),
                 (KeyCode::PageUp, Key::PreviousScene),
                 (KeyCode::LeftBracket, Key::PreviousScene),
+                (KeyCode::I, Key::NextIteration),
+                (KeyCode::U, Key::PreviousIteration),
+                (KeyCode::J, Key::NextSubstep),
+                (KeyCode::Enter, Key::FinishStep),
             ] {
                 if is_key_pressed(code) {
                     testbed.key(key);
@@ -392,6 +396,10 @@ fn draw_messages(camera: &Camera, testbed: &Testbed) {
             lines.push((escape(label), color, true));
         }
     }
+    if let Some(inspection) = testbed.inspection() {
+        lines.push((inspection.status(), Color::rgb(0.55, 0.85, 1.0), false));
+    }
+    lines.extend(super::solver_view::legend_lines(&testbed.view.solver_draw));
     let (oldest, newest, shown) = testbed.timeline();
     if shown != newest {
         lines.push((
@@ -485,6 +493,10 @@ pub const CONTROLS: &[(&str, &str)] = &[
     ("PgDn or ]", "next scene"),
     ("PgUp or [", "previous scene"),
     ("F12", "screenshot"),
+    ("I", "next solver iteration inside the step (pauses)"),
+    ("U", "back one solver iteration"),
+    ("J", "next sub-step inside the step"),
+    ("Enter", "finish the step being inspected"),
     (
         "Timeline (Run)",
         "while paused, drag to rewind up to 20 s; run to resume from there",

@@ -119,6 +119,8 @@ pub struct Contact {
     pub(crate) restitution: f32,
     pub(crate) key: u64,
     pub(crate) cache: ManifoldCache,
+    /// The last collide reused the manifold instead of running the kernel (soft step).
+    pub(crate) recycled: bool,
 }
 
 impl Contact {
@@ -146,6 +148,11 @@ impl Contact {
     /// True when the manifold has points (touching or within the speculative distance).
     pub fn is_touching(&self) -> bool {
         self.manifold.count > 0
+    }
+    /// True when the last collide reused this manifold instead of running the narrow-phase
+    /// kernel (soft step's recycling).
+    pub fn recycled(&self) -> bool {
+        self.recycled
     }
     /// What recycling the manifold relies on (exported for an exact restore).
     pub fn cache(&self) -> &ManifoldCache {
@@ -467,6 +474,7 @@ impl ContactSet {
             restitution: mix_restitution(shape_a.restitution, shape_b.restitution),
             key,
             cache: ManifoldCache::default(),
+            recycled: false,
         });
     }
 
@@ -528,6 +536,7 @@ impl ContactSet {
                     &xf_b,
                     body_a.motion_extent().max(body_b.motion_extent()),
                 );
+            c.recycled = recycled;
             if recycled {
                 reused += 1;
             } else {
@@ -599,6 +608,7 @@ mod tests {
             restitution: 0.0,
             key: pair_key(0, 1),
             cache: ManifoldCache::default(),
+            recycled: false,
         };
         let mut fresh = Manifold::EMPTY;
         fresh.push(Vec2::X, -0.02, 9);
@@ -637,6 +647,7 @@ mod tests {
             restitution: 0.0,
             key: pair_key(0, 1),
             cache: ManifoldCache::default(),
+            recycled: false,
         };
         let xf_b = at(0.0, 0.49, 0.0);
         contact.update_manifold(collide(&ground, &xf_a, &block, &xf_b, 0.02));

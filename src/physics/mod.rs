@@ -24,6 +24,9 @@
 //! - [`joint`]: one file per joint type, dispatched by one `match`.
 //! - [`world`]: `World` owns everything: create, destroy, accessors, step.
 //! - [`query`]: point, box and ray queries, shape distance.
+//! - [`inspect`]: what the solver left in each contact point, joint and body (errors,
+//!   impulse changes, graph colours, islands); with `World::step_until` (a halt point inside
+//!   the step) the testbed's view of the solver at work.
 //! - [`snapshot`]: the state hash and the exact restore API (export, rewind).
 //! - [`debug_draw`]: the `DebugDraw` trait the app implements, and `World::debug_draw`.
 
@@ -33,6 +36,7 @@ pub mod contact;
 pub mod debug_draw;
 pub mod error;
 pub mod handle;
+pub mod inspect;
 pub mod island;
 pub mod joint;
 pub mod limits;
@@ -50,6 +54,7 @@ pub use collision::{Manifold, ManifoldPoint};
 pub use debug_draw::{Color, DebugDraw, DrawFlags, DrawKind};
 pub use error::{PhysicsError, PhysicsResult};
 pub use handle::{Arena, Handle};
+pub use inspect::{BodyIsland, ContactPointReport, GraphColor, JointReport};
 pub use joint::{
     BreakCause, Joint, JointDef, JointDefKind, JointEvent, JointKind, JointState, OnBreak,
 };
@@ -58,6 +63,7 @@ pub use query::RayHit;
 pub use settings::{SolverKind, SolverSettings};
 pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, Shape, ShapeDef};
 pub use snapshot::BodyState;
+pub use solver::step::{HaltPoint, StepProgress};
 pub use world::{StepStats, World};
 
 /// Handle of a body in a `World`.

@@ -11,6 +11,7 @@ use super::contact::{mix_friction, mix_restitution, pair_key, Contact, ManifoldC
 use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::joint::JointState;
 use super::math::{Aabb, Vec2};
+use super::settings::SolverSettings;
 use super::world::World;
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
@@ -188,6 +189,7 @@ impl World {
             restitution: mix_restitution(sa.restitution, sb.restitution),
             key,
             cache,
+            recycled: false,
         };
         self.contacts.pair_keys.insert(key);
         self.contacts.contacts.push(contact);
@@ -241,5 +243,14 @@ impl World {
     pub fn finish_restore(&mut self) {
         self.broad_phase.update_pairs(&mut self.contacts.new_pairs);
         self.contacts.new_pairs.clear();
+    }
+
+    /// Replace the solver settings exactly, waking nothing (`set_settings` wakes every
+    /// body): a copy of a world continues from the very same state under other settings
+    /// (the testbed's fork into compare). Invalid settings are refused and the old kept.
+    pub fn restore_settings(&mut self, settings: SolverSettings) -> PhysicsResult<()> {
+        settings.validate()?;
+        self.settings = settings;
+        Ok(())
     }
 }

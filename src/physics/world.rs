@@ -20,7 +20,7 @@ use super::limits;
 use super::math::{Aabb, Vec2};
 use super::settings::{SolverKind, SolverSettings};
 use super::shape::{Shape, ShapeDef};
-use super::solver::step::{StepSolver, StepWorld};
+use super::solver::step::{HaltPoint, StepProgress, StepSolver, StepWorld};
 use super::solver::{classic, soft_step};
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
@@ -758,7 +758,8 @@ impl World {
     /// 6. `clear_forces`.
     ///
     /// Classic: `substeps` full steps of `dt / substeps` (collide and driver each). Soft
-    /// step: one collide, then one driver call that runs the sub-steps.
+    /// step: one collide, then one driver call that runs the sub-steps. `step_until` runs
+    /// the same pipeline with a halt point armed (the stages stop there).
     pub fn step(&mut self, dt: f32) {
         if !(dt > 0.0 && dt.is_finite()) {
             return;
@@ -767,6 +768,7 @@ impl World {
         self.stats = StepStats::default();
         self.solver.residuals.clear();
         self.joint_events.clear();
+        self.solver.begin_step();
         let substeps = self.settings.substeps.max(1);
         match self.settings.solver {
             SolverKind::Classic => {
@@ -775,6 +777,9 @@ impl World {
                     self.collide(h);
                     let (solver, mut world, stats) = self.solver_parts();
                     classic::step(solver, &mut world, h, stats);
+                    if self.solver.halted() {
+                        break;
+                    }
                     if k + 1 < substeps {
                         // Before the next collide (the last runs after the match).
                         self.quarantine();
@@ -786,6 +791,12 @@ impl World {
                 let (solver, mut world, stats) = self.solver_parts();
                 soft_step::step(solver, &mut world, dt, substeps, stats);
             }
+        }
+        if self.solver.halted() {
+            // Stopped inside the step (`step_until`): the state shown mid-step; no
+            // quarantine, no breaking, no sleep, the forces and the clock stay.
+            self.finish_stats(start);
+            return;
         }
         self.quarantine();
         self.break_joints(substeps as f32 / dt);
@@ -802,6 +813,38 @@ impl World {
         self.finish_stats(start);
     }
 
+    /// Run one step of `dt` seconds like `step`, but stop inside it at `point` (a solver
+    /// iteration or the start of a sub-step): the bodies then hold the velocities and
+    /// positions the solver had reached there, the contacts their accumulated impulses and
+    /// their points moved with the bodies. Returns where it stopped (`halted` false: the
+    /// point lies past the step's end and the step ran whole, exactly as `step`).
+    ///
+    /// A halted world is a view: the step counter, time, sleep and the applied forces are
+    /// left as they were before the step. Re-run from a copy of the state before the step
+    /// to look at another point; every point of a step is deterministic.
+    pub fn step_until(&mut self, dt: f32, point: HaltPoint) -> StepProgress {
+        self.solver.halt.point = Some(point);
+        self.solver.begin_step();
+        self.step(dt);
+        self.solver.halt.point = None;
+        self.solver.halt.progress
+    }
+
+    /// How far the last step went (`StepProgress`): its sub-steps and solver iterations.
+    pub fn step_progress(&self) -> StepProgress {
+        self.solver.halt.progress
+    }
+
+    /// Record, from the next step on, how much each solver iteration changes each contact
+    /// point's and joint's accumulated impulse (`inspect.rs`; for the testbed's colouring).
+    pub fn set_track_impulse_changes(&mut self, on: bool) {
+        self.solver.track_impulses = on;
+        if !on {
+            self.solver.contact_impulse_change.clear();
+            self.solver.joint_impulse_change.clear();
+        }
+    }
+
     /// The solver, what of the world its stages touch, and the stats it adds its times to.
     fn solver_parts(&mut self) -> (&mut StepSolver, StepWorld<'_>, &mut StepStats) {
         let world = StepWorld {
@@ -816,6 +859,9 @@ impl World {
 
     /// Stage 1: broad phase, new contacts, narrow phase, persistence.
     fn collide(&mut self, h: f32) {
+        if self.solver.halted() {
+            return;
+        }
         let t0 = Instant::now();
         move_proxies(
             &self.bodies,

@@ -33,6 +33,7 @@ use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::contact::Contact;
 use crate::physics::handle::Arena;
+use crate::physics::inspect::GraphColor;
 use crate::physics::math::{cross, cross_sv, Vec2};
 use crate::physics::settings::SolverKind;
 
@@ -189,6 +190,31 @@ impl ContactSolver {
         if self.use_wide {
             self.wide.apply_restitution(bodies, ctx);
         }
+    }
+
+    /// The graph colour of each of `count` contacts (the world's contact order) in the last
+    /// prepare: `None` when this step did not colour (every contact solved in order).
+    pub(crate) fn graph_colors(&self, count: usize) -> Vec<Option<GraphColor>> {
+        let mut out = vec![None; count];
+        if !self.use_wide {
+            return out;
+        }
+        let graph = self.wide.graph();
+        let lists = graph
+            .colors
+            .iter()
+            .enumerate()
+            .map(|(c, list)| (GraphColor::Color(c as u8), list))
+            .chain(std::iter::once((GraphColor::Overflow, &graph.overflow)));
+        for (color, list) in lists {
+            for &k in list {
+                let contact = self.active.get(k as usize).map(|&ci| ci as usize);
+                if let Some(slot) = contact.and_then(|ci| out.get_mut(ci)) {
+                    *slot = Some(color);
+                }
+            }
+        }
+        out
     }
 
     /// Accumulated impulses back to the contacts for the next warm start.

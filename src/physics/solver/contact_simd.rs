@@ -302,6 +302,11 @@ impl WideContacts {
         fill(&self.graph, &mut self.batches4, bodies, prepare);
     }
 
+    /// The colouring of the last `build` (colours hold positions in `pairs`).
+    pub fn graph(&self) -> &ConstraintGraph {
+        &self.graph
+    }
+
     /// Positions in `pairs` of the constraints the scalar solver handles (ascending).
     pub fn overflow(&self) -> &[u32] {
         &self.graph.overflow

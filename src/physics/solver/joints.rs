@@ -12,6 +12,7 @@ use super::revolute_pin::Pins;
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::handle::Arena;
+use crate::physics::inspect::GraphColor;
 use crate::physics::joint::revolute::RevoluteRow;
 use crate::physics::joint::{Joint, JointKind};
 use crate::physics::math::Vec2;
@@ -32,6 +33,8 @@ pub(crate) struct JointSolver {
     scalar: Vec<usize>,
     velocity_scratch: Vec<(Vec2, f32)>,
     joint_scratch: Vec<JointKind>,
+    /// This step coloured the free pins (soft step).
+    coloured: bool,
 }
 
 impl JointSolver {
@@ -71,6 +74,7 @@ impl JointSolver {
         self.revolute_rows.clear();
         self.scalar.clear();
         let soft = ctx.settings.solver == SolverKind::SoftStep;
+        self.coloured = soft;
         for &i in &self.active {
             let row = if soft {
                 joints.at(i).revolute_row(i)
@@ -188,6 +192,45 @@ impl JointSolver {
         for (k, &j) in self.active.iter().enumerate() {
             joints.at_mut(j).kind = self.joint_scratch[k].clone();
         }
+    }
+
+    /// The graph colour of each joint slot (`slots` of them) in the last prepare: pins by
+    /// their colour (or `Overflow`), other active joints `Overflow` (solved one at a time);
+    /// `None` when this step did not colour.
+    pub(crate) fn graph_colors(&self, slots: usize) -> Vec<Option<GraphColor>> {
+        let mut out = vec![None; slots];
+        if !self.coloured {
+            return out;
+        }
+        let mut set = |slot: usize, color| {
+            if let Some(o) = out.get_mut(slot) {
+                *o = Some(color);
+            }
+        };
+        for &j in &self.scalar {
+            set(j, GraphColor::Overflow);
+        }
+        let rows = &self.revolute_rows;
+        if rows.len() < 2 {
+            for row in rows {
+                set(row.joint as usize, GraphColor::Overflow);
+            }
+            return out;
+        }
+        let graph = self.pins.graph();
+        for (c, list) in graph.colors.iter().enumerate() {
+            for &k in list {
+                if let Some(row) = rows.get(k as usize) {
+                    set(row.joint as usize, GraphColor::Color(c as u8));
+                }
+            }
+        }
+        for &k in &graph.overflow {
+            if let Some(row) = rows.get(k as usize) {
+                set(row.joint as usize, GraphColor::Overflow);
+            }
+        }
+        out
     }
 
     /// Joints keep their accumulated impulses in themselves, except the soft step's compact

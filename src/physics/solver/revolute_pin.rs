@@ -272,6 +272,11 @@ pub struct Pins {
 }
 
 impl Pins {
+    /// The colouring of the last `build` of two pins or more (colours hold row positions).
+    pub fn graph(&self) -> &ConstraintGraph {
+        &self.graph
+    }
+
     /// Drop every pin.
     pub fn clear(&mut self) {
         self.overflow.clear();

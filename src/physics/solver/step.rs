@@ -5,6 +5,15 @@
 //! (`JointSolver`) and the residual record. Each stage is one method, named like its bullet
 //! in the drivers (`classic.rs`, `soft_step.rs`); each calls each constraint family once
 //! and never asks which path (scalar or SIMD) the family takes.
+//!
+//! Halting inside a step (`World::step_until`, the testbed's iteration stepping): the
+//! stages count sub-steps (`integrate_velocities` starts one) and solver iterations (every
+//! pass goes through `iteration`). Once the armed `HaltPoint` is reached, the stage that
+//! reached it writes the intermediate state back (contact separations moved by the motion
+//! so far, accumulated impulses, joint state, body velocities and positions) and every
+//! later stage returns at once. A stage added for a new solver follows the same contract:
+//! it starts with `if self.halted() { return; }`, and a pass over the constraints runs
+//! inside `iteration`. Without an armed point nothing of this changes the step.
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +27,40 @@ use crate::physics::joint::Joint;
 use crate::physics::math::{Rot, Vec2};
 use crate::physics::settings::{SolverSettings, MAX_ROTATION_SPEED, MAX_TRANSLATION_SPEED};
 use crate::physics::world::StepStats;
+
+/// Where `World::step_until` stops inside a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HaltPoint {
+    /// After this many solver iterations of the step, counted over every sub-step (0: before
+    /// the first, once the warm start is applied).
+    Iteration(u32),
+    /// When sub-step `n` (counted from 1) is about to start: the state after `n - 1`
+    /// sub-steps (`Substep(1)`: before any).
+    Substep(u32),
+}
+
+/// How far a step went: where it halted, or how much a whole step ran.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepProgress {
+    /// True when the step stopped at its halt point; false when it ran to its end.
+    pub halted: bool,
+    /// The sub-step under way, from 1 (0 before the first started).
+    pub substep: u32,
+    /// Solver iterations run in the step, over every sub-step.
+    pub iteration: u32,
+    /// Solver iterations run in the sub-step under way.
+    pub substep_iteration: u32,
+}
+
+/// The halt point armed for this step and the progress counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Halt {
+    pub(crate) point: Option<HaltPoint>,
+    pub(crate) progress: StepProgress,
+    /// The constraints were prepared since the solver bodies were built (so their impulses
+    /// belong to the world's contacts and joints as they are).
+    prepared: bool,
+}
 
 /// What of the world the solver stages read and write.
 pub(crate) struct StepWorld<'a> {
@@ -48,9 +91,34 @@ pub(crate) struct StepSolver {
     start_poses: Vec<(Vec2, f32)>,
     /// Time spent in `integrate_positions` since `start_clock`.
     integrate_time: Duration,
+    /// Where to stop inside the step, and how far it went.
+    pub(crate) halt: Halt,
+    /// Record how much each iteration changed each contact point's and joint's impulse
+    /// (off by default: costs two passes over the contacts and joints per iteration).
+    pub(crate) track_impulses: bool,
+    /// Per contact (the world's contact order) and point: `|Δ(normal, tangent) impulse|`
+    /// of the last iteration run, N s.
+    pub(crate) contact_impulse_change: Vec<[f32; 2]>,
+    /// Per joint slot: `|Δ linear impulse| + |Δ angular impulse|` (N s, N m s counted per
+    /// metre) of the last iteration run.
+    pub(crate) joint_impulse_change: Vec<f32>,
+    contact_impulse_scratch: Vec<[Vec2; 2]>,
+    joint_impulse_scratch: Vec<(Vec2, f32)>,
 }
 
 impl StepSolver {
+    /// Reset the halt counters at the start of a world step (the armed point stays).
+    pub(crate) fn begin_step(&mut self) {
+        self.halt.progress = StepProgress::default();
+        self.halt.prepared = false;
+    }
+
+    /// True once the armed halt point was reached: every stage returns at once.
+    #[inline]
+    pub(crate) fn halted(&self) -> bool {
+        self.halt.progress.halted
+    }
+
     /// Start timing a driver's stages.
     pub(crate) fn start_clock(&mut self) -> Instant {
         self.integrate_time = Duration::ZERO;
@@ -68,6 +136,10 @@ impl StepSolver {
     /// Fill the solver body array: index 0 is the shared static body, then every awake
     /// non-static body in slot order.
     pub(crate) fn build_solver_bodies(&mut self, world: &mut StepWorld) {
+        if self.halted() {
+            return;
+        }
+        self.halt.prepared = false;
         self.bodies.clear();
         self.bodies.push(SolverBody::STATIC);
         self.start_poses.clear();
@@ -92,8 +164,18 @@ impl StepSolver {
         self.start_poses.get(k).copied()
     }
 
-    /// Gravity, forces and damping into velocities.
-    pub(crate) fn integrate_velocities(&mut self, world: &StepWorld, h: f32) {
+    /// Gravity, forces and damping into velocities. Starts a sub-step (for the halt point).
+    pub(crate) fn integrate_velocities(&mut self, world: &mut StepWorld, h: f32) {
+        if self.halted() {
+            return;
+        }
+        let progress = &mut self.halt.progress;
+        progress.substep += 1;
+        progress.substep_iteration = 0;
+        if self.halt.point == Some(HaltPoint::Substep(progress.substep)) {
+            self.stop(world);
+            return;
+        }
         let gravity = world.settings.gravity;
         for (k, &i) in world.awake.iter().enumerate() {
             let b = world.bodies.at(i);
@@ -113,6 +195,10 @@ impl StepSolver {
 
     /// Contact constraints, then joints, for this (sub-)step.
     pub(crate) fn prepare(&mut self, world: &mut StepWorld, ctx: &StepContext) {
+        if self.halted() {
+            return;
+        }
+        self.halt.prepared = true;
         self.contacts
             .prepare(world.contacts, world.bodies, &self.bodies, ctx);
         self.joints
@@ -121,31 +207,68 @@ impl StepSolver {
 
     /// Apply last step's impulses: joints, then contacts.
     pub(crate) fn warm_start(&mut self, world: &mut StepWorld, ctx: &StepContext) {
+        if self.halted() {
+            return;
+        }
         self.joints.warm_start(world.joints, &mut self.bodies, ctx);
         self.contacts.warm_start(&mut self.bodies, ctx);
     }
 
-    /// One pass over joints then contacts, recording the iteration's residual when asked
-    /// to.
+    /// One pass over joints then contacts (one solver iteration).
     pub(crate) fn iterate(&mut self, world: &mut StepWorld, ctx: &StepContext, mode: BiasMode) {
-        if !self.record_residuals {
-            self.iterate_once(world, ctx, mode);
+        self.iteration(world, |solver, world| solver.iterate_once(world, ctx, mode));
+    }
+
+    /// Run `pass` as one solver iteration: counted for the halt point (which may stop the
+    /// step before or after it), its residual recorded and its impulse changes tracked when
+    /// asked to. Every driver's pass over the constraints goes through here.
+    pub(crate) fn iteration<'w>(
+        &mut self,
+        world: &mut StepWorld<'w>,
+        pass: impl FnOnce(&mut StepSolver, &mut StepWorld<'w>),
+    ) {
+        if self.halted() {
             return;
         }
-        self.residual_scratch.clear();
-        self.residual_scratch
-            .extend(self.bodies.iter().map(|b| (b.v, b.w)));
-        self.iterate_once(world, ctx, mode);
-        let mut residual = 0.0;
-        for (b, &(v, w)) in self.bodies.iter().zip(&self.residual_scratch) {
-            if b.inv_mass > 0.0 {
-                residual += (b.v - v).length() / b.inv_mass;
-            }
-            if b.inv_inertia > 0.0 {
-                residual += (b.w - w).abs() / b.inv_inertia;
-            }
+        if self.iteration_reached() {
+            self.stop(world);
+            return;
         }
-        self.residuals.push(residual);
+        if self.track_impulses {
+            self.impulses_before(world);
+        }
+        if !self.record_residuals {
+            pass(self, world);
+        } else {
+            self.residual_scratch.clear();
+            self.residual_scratch
+                .extend(self.bodies.iter().map(|b| (b.v, b.w)));
+            pass(self, world);
+            let mut residual = 0.0;
+            for (b, &(v, w)) in self.bodies.iter().zip(&self.residual_scratch) {
+                if b.inv_mass > 0.0 {
+                    residual += (b.v - v).length() / b.inv_mass;
+                }
+                if b.inv_inertia > 0.0 {
+                    residual += (b.w - w).abs() / b.inv_inertia;
+                }
+            }
+            self.residuals.push(residual);
+        }
+        if self.track_impulses {
+            self.impulses_after(world);
+        }
+        self.halt.progress.iteration += 1;
+        self.halt.progress.substep_iteration += 1;
+        if self.iteration_reached() {
+            self.stop(world);
+        }
+    }
+
+    /// The armed point is `Iteration(k)` and `k` iterations have run.
+    #[inline]
+    fn iteration_reached(&self) -> bool {
+        self.halt.point == Some(HaltPoint::Iteration(self.halt.progress.iteration))
     }
 
     fn iterate_once(&mut self, world: &mut StepWorld, ctx: &StepContext, mode: BiasMode) {
@@ -159,6 +282,9 @@ impl StepSolver {
     /// that is not finite is left as it is: the quarantine after the driver finds the body,
     /// reports it and freezes it (`physics/quarantine.rs`); zeroing it here hid the NaN.
     pub(crate) fn integrate_positions(&mut self, h: f32) {
+        if self.halted() {
+            return;
+        }
         let start = Instant::now();
         for sb in self.bodies.iter_mut().skip(1) {
             (sb.v, sb.w) = cap_speeds(sb.v, sb.w);
@@ -172,27 +298,46 @@ impl StepSolver {
     /// Classic: move the joints' bodies to remove their position error (see
     /// `JointSolver::correct_positions`).
     pub(crate) fn correct_joint_positions(&mut self, world: &mut StepWorld, ctx: &StepContext) {
+        if self.halted() {
+            return;
+        }
         self.joints
             .correct_positions(world.joints, world.bodies, &mut self.bodies, ctx);
     }
 
     /// Restitution, after the last iteration.
     pub(crate) fn restitution(&mut self, ctx: &StepContext) {
+        if self.halted() {
+            return;
+        }
         self.contacts.restitution(&mut self.bodies, ctx);
     }
 
     /// Accumulated contact impulses back to the contacts for the next warm start.
     pub(crate) fn store_impulses(&mut self, world: &mut StepWorld) {
+        if self.halted() {
+            return;
+        }
         self.contacts.store_impulses(world.contacts);
     }
 
     /// The joints' saved state (the compact rows hand their impulses back).
     pub(crate) fn store_joint_state(&mut self, world: &mut StepWorld) {
+        if self.halted() {
+            return;
+        }
         self.joints.store_state(world.joints);
     }
 
     /// Write velocities and motion back to the bodies.
     pub(crate) fn finalize_bodies(&mut self, world: &mut StepWorld) {
+        if self.halted() {
+            return;
+        }
+        self.write_bodies(world);
+    }
+
+    fn write_bodies(&mut self, world: &mut StepWorld) {
         for (k, &i) in world.awake.iter().enumerate() {
             let sb = self.bodies[k + 1];
             let b = world.bodies.at_mut(i);
@@ -203,6 +348,116 @@ impl StepSolver {
             b.sync_transform();
         }
     }
+
+    /// The halt point is reached: write the intermediate state back and stop the step.
+    /// Contact points move with the bodies' motion so far (their separations as the solver
+    /// sees them now); impulses and joint state go back when this driver call prepared
+    /// them (a classic sub-step halted before its prepare has stored them already).
+    fn stop(&mut self, world: &mut StepWorld) {
+        self.move_contact_points(world);
+        if self.halt.prepared {
+            self.contacts.store_impulses(world.contacts);
+            self.joints.store_state(world.joints);
+        }
+        self.write_bodies(world);
+        self.halt.progress.halted = true;
+    }
+
+    /// Each touching contact's points follow the bodies' motion since the step started:
+    /// `separation += n . ((dp_b + dq_b r_b - r_b) - (dp_a + dq_a r_a - r_a))` (the soft
+    /// step's current separation, `contact.rs`), the point midway between the moved anchors.
+    /// Call before the bodies are written back (the anchors are from the old centres).
+    fn move_contact_points(&self, world: &mut StepWorld) {
+        let index = |b: &Body| {
+            if b.awake && b.solver_index < self.bodies.len() {
+                b.solver_index
+            } else {
+                0
+            }
+        };
+        for c in world.contacts.iter_mut() {
+            if c.manifold.count == 0 {
+                continue;
+            }
+            let body_a = world.bodies.at(c.body_a.index());
+            let body_b = world.bodies.at(c.body_b.index());
+            let (sa, sb) = (self.bodies[index(body_a)], self.bodies[index(body_b)]);
+            let n = c.manifold.normal;
+            for k in 0..c.manifold.count {
+                let (r_a, r_b) = c.anchors(k, body_a.center, body_b.center);
+                let (q_a, q_b) = (sa.dq.rotate(r_a), sb.dq.rotate(r_b));
+                let d = (sb.dp + q_b - r_b) - (sa.dp + q_a - r_a);
+                let p = &mut c.manifold.points[k];
+                p.separation += n.dot(d);
+                p.point = 0.5 * ((body_a.center + sa.dp + q_a) + (body_b.center + sb.dp + q_b));
+            }
+        }
+    }
+
+    /// Store the accumulated impulses to the world (harmless mid-step: only the next
+    /// step's prepare reads them, and the step's own store comes last) and keep a copy.
+    fn impulses_before(&mut self, world: &mut StepWorld) {
+        if !self.halt.prepared {
+            return;
+        }
+        self.contacts.store_impulses(world.contacts);
+        self.joints.store_state(world.joints);
+        self.contact_impulse_scratch.clear();
+        self.contact_impulse_scratch
+            .extend(world.contacts.iter().map(|c| {
+                let p = &c.manifold.points;
+                [
+                    Vec2::new(p[0].normal_impulse, p[0].tangent_impulse),
+                    Vec2::new(p[1].normal_impulse, p[1].tangent_impulse),
+                ]
+            }));
+        self.joint_impulse_scratch.clear();
+        for i in 0..world.joints.capacity() {
+            let impulse = match world.joints.handle_at(i) {
+                Some(_) => joint_impulse(world.joints.at(i)),
+                None => (Vec2::ZERO, 0.0),
+            };
+            self.joint_impulse_scratch.push(impulse);
+        }
+    }
+
+    /// Store again and keep how much the iteration changed each impulse.
+    fn impulses_after(&mut self, world: &mut StepWorld) {
+        if !self.halt.prepared || self.contact_impulse_scratch.len() != world.contacts.len() {
+            return;
+        }
+        self.contacts.store_impulses(world.contacts);
+        self.joints.store_state(world.joints);
+        self.contact_impulse_change.clear();
+        for (c, before) in world.contacts.iter().zip(&self.contact_impulse_scratch) {
+            let p = &c.manifold.points;
+            let change = |k: usize| {
+                let count = c.manifold.count;
+                if k < count {
+                    (Vec2::new(p[k].normal_impulse, p[k].tangent_impulse) - before[k]).length()
+                } else {
+                    0.0
+                }
+            };
+            self.contact_impulse_change.push([change(0), change(1)]);
+        }
+        self.joint_impulse_change.clear();
+        for (i, &(p0, l0)) in self.joint_impulse_scratch.iter().enumerate() {
+            let change = match world.joints.handle_at(i) {
+                Some(_) => {
+                    let (p1, l1) = joint_impulse(world.joints.at(i));
+                    (p1 - p0).length() + (l1 - l0).abs()
+                }
+                None => 0.0,
+            };
+            self.joint_impulse_change.push(change);
+        }
+    }
+}
+
+/// A joint's accumulated impulse: linear (N s) and angular (N m s).
+fn joint_impulse(joint: &Joint) -> (Vec2, f32) {
+    (joint.reaction_force(1.0), joint.reaction_torque(1.0))
 }
 
 /// Speeds held to the engine's caps ([`MAX_TRANSLATION_SPEED`], [`MAX_ROTATION_SPEED`]):
