@@ -309,6 +309,22 @@ fn broken_state_survives_determinism_and_exact_export() {
         description: String::new(),
         camera: CameraFile::default(),
     };
+    // Broken neighbours touch again: contacts between bodies of a disabled weld, which the
+    // export must keep (a joint made disabled does not drop its bodies' contacts).
+    let parted: Vec<(BodyHandle, BodyHandle)> = one
+        .joints()
+        .filter(|(_, j)| !j.is_enabled())
+        .map(|(_, j)| (j.body_a(), j.body_b()))
+        .collect();
+    let touching = one
+        .contacts()
+        .iter()
+        .filter(|c| c.manifold().count > 0)
+        .filter(|c| {
+            parted.contains(&(c.body_a(), c.body_b())) || parted.contains(&(c.body_b(), c.body_a()))
+        })
+        .count();
+    assert!(touching > 0, "no broken neighbours touch");
     let text = export_world(&one, &meta).unwrap();
     let mut loaded = scene::load_str(&text, "export.ron").unwrap().world;
     assert_eq!(loaded.state_hash(), one.state_hash());
@@ -325,4 +341,92 @@ fn broken_state_survives_determinism_and_exact_export() {
     let before = one.state_hash();
     one.set_joint_enabled(h, true).unwrap();
     assert_ne!(one.state_hash(), before);
+}
+
+fn scene_world(file: &str, solver: SolverKind) -> World {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join(file);
+    let mut world = scene::load_file(&path).unwrap().world;
+    let settings = SolverSettings {
+        solver,
+        ..*world.settings()
+    };
+    world.set_settings(settings).unwrap();
+    world
+}
+
+/// The three breakable scenes do what their descriptions say, under both solvers: each
+/// holds its own weight (no event before the dropped load arrives; the wall, never hit,
+/// none at all in 5 s), and breaks when the load lands: the bridge at its middle weld (under
+/// the box), the rope at the impact.
+#[test]
+fn breakable_scenes_hold_their_own_weight_and_break_under_the_load() {
+    for solver in SOLVERS {
+        let mut wall = scene_world("joints/breakable_wall.ron", solver);
+        assert!(
+            steps(&mut wall, 300).is_empty(),
+            "{solver:?}: the wall broke alone"
+        );
+
+        // The box falls 3.3 m: it lands after sqrt(2 x 3.3 / 10) = 0.81 s, step 49.
+        let mut bridge = scene_world("joints/breakable_bridge.ron", solver);
+        let events = steps(&mut bridge, 150);
+        let first = events.first().expect("the bridge broke").step;
+        assert!(
+            (45..=60).contains(&first),
+            "{solver:?}: first break at step {first}"
+        );
+        let names: Vec<_> = events
+            .iter()
+            .filter(|e| e.step == first)
+            .filter_map(|e| e.name.clone())
+            .collect();
+        assert!(names.iter().any(|n| n == "weld6"), "{solver:?}: {names:?}");
+        assert!(events
+            .iter()
+            .all(|e| e.load > 1000.0 && e.cause == BreakCause::Torque));
+
+        // The box falls 3 m onto the platform: 0.77 s, step 47.
+        let mut rope = scene_world("joints/breakable_rope.ron", solver);
+        let events = steps(&mut rope, 150);
+        let first = events.first().expect("the rope snapped").step;
+        assert!(
+            (44..=55).contains(&first),
+            "{solver:?}: first break at step {first}"
+        );
+        assert!(events
+            .iter()
+            .all(|e| e.load > 300.0 && e.cause == BreakCause::Force));
+    }
+}
+
+/// A scene file's threshold out of range is refused naming the joint, the field, the value
+/// and the range.
+#[test]
+fn scene_thresholds_out_of_range_name_field_value_and_range() {
+    let text = |field: &str, value: &str| {
+        format!(
+            "Scene(name: \"t\", bodies: [(name: \"a\", kind: Static), (name: \"b\", position: \
+             (0.0, -1.0), shapes: [(shape: Box(half_width: 0.5, half_height: 0.5))])], joints: \
+             [(name: \"hook\", body_a: \"a\", body_b: \"b\", {field}: {value}, kind: \
+             Weld(anchor: (0.0, 0.0)))])"
+        )
+    };
+    for (field, value, shown) in [
+        ("break_force", "-5.0", "-5"),
+        ("break_torque", "2e12", "2e12"),
+    ] {
+        let errors = match scene::load_str(&text(field, value), "t.ron") {
+            Ok(_) => panic!("{field}: {value} was accepted"),
+            Err(e) => e.to_string(),
+        };
+        for part in ["hook", field, shown, "1e12"] {
+            assert!(errors.contains(part), "{part} not in: {errors}");
+        }
+    }
+    let ok = scene::load_str(&text("on_break", "Destroy"), "t.ron").unwrap();
+    let (_, j) = ok.world.joints().next().unwrap();
+    assert_eq!(j.on_break(), OnBreak::Destroy);
+    assert_eq!(j.break_force(), None);
 }

@@ -341,3 +341,46 @@ fn run_exits_3_naming_a_body_the_quarantine_froze() {
     assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Issue 16: `run --json` lists every joint the run broke (`joint_events`), and the rope's
+/// export, taken after it snapped, continues exactly with its links still broken.
+#[test]
+fn run_json_lists_broken_joints_and_the_export_keeps_them_broken() {
+    let dir = temp_dir("breakable");
+    let export = dir.join("rope.ron");
+    let run = |steps: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "scenes/joints/breakable_rope.ron",
+            "--steps",
+            steps,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = testbed(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let hash = |s: &str| {
+        let i = s.find("\"hash\":\"").unwrap();
+        s[i..i + 25].to_string()
+    };
+    let first = run("100", &["--export", export.to_str().unwrap()]);
+    let events = &first[first.find("\"joint_events\":[").expect("events listed")..];
+    assert!(events.contains("\"name\":\"rope8\""), "{events}");
+    assert!(events.contains("\"cause\":\"force\""), "{events}");
+    assert!(events.contains("\"threshold\":300"), "{events}");
+    assert!(first.contains("\"enabled\":false"), "{first}");
+    let saved = std::fs::read_to_string(&export).unwrap();
+    assert!(
+        saved.contains("enabled: false"),
+        "the export keeps the break"
+    );
+    let straight = run("130", &[]);
+    let out = testbed(&["run", export.to_str().unwrap(), "--steps", "30", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(hash(&straight), hash(&text(&out.stdout)));
+    // Nothing breaks twice: the resumed run lists no event.
+    assert!(!text(&out.stdout).contains("\"joint_events\""));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -199,3 +199,61 @@ pub fn picked_joint(pick: Option<Pick>) -> Option<JointHandle> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::Session;
+    use crate::physics::joint::WeldJointDef;
+    use crate::physics::{BodyDef, Geometry, JointDef, Polygon, ShapeDef, SolverSettings, Vec2};
+
+    /// A 1 kg box hanging from a weld that breaks above 5 N (its weight is 10 N).
+    fn hook() -> World {
+        let mut world = World::new(SolverSettings::default());
+        let top = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+        let b = world
+            .create_body(&BodyDef::dynamic(Vec2::new(0.0, -1.0)))
+            .unwrap();
+        let square = Geometry::Polygon(Polygon::new_box(0.5, 0.5).unwrap());
+        world.create_shape(b, &ShapeDef::new(square)).unwrap();
+        let def = JointDef::new(top, b, WeldJointDef::new(Vec2::new(0.0, -1.0)))
+            .break_force(5.0)
+            .name("hook");
+        world.create_joint(&def).unwrap();
+        world
+    }
+
+    #[test]
+    fn the_log_keeps_each_worlds_breaks_and_forgets_a_rewound_future() {
+        let mut live = Comparison {
+            sessions: vec![Session::new("a", hook()), Session::new("b", hook())],
+        };
+        let mut log = JointLog::default();
+        for _ in 0..3 {
+            live.step();
+            log.record(&live);
+        }
+        assert_eq!(log.len(), 2, "one break per world, recorded once");
+        let reports = log.reports(true);
+        assert_eq!(reports[0].world.as_deref(), Some("1 a"));
+        assert_eq!(reports[1].world.as_deref(), Some("2 b"));
+        assert_eq!((reports[0].step, reports[0].cause), (1, "force"));
+        assert!((reports[0].load - 10.0).abs() < 0.2, "{}", reports[0].load);
+        let world = &live.sessions[0].world;
+        let (joint, j) = world.joints().next().unwrap();
+        let event = JointEvent {
+            joint,
+            body_a: j.body_a(),
+            body_b: j.body_b(),
+            name: Some("hook".into()),
+            cause: BreakCause::Force,
+            load: 10.0,
+            threshold: 5.0,
+            step: 1,
+            destroyed: false,
+        };
+        assert_eq!(describe(&event), "hook broke: force 10 N > 5 N (disabled)");
+        log.truncate_after(0);
+        assert!(log.is_empty());
+    }
+}

@@ -449,7 +449,8 @@ impl World {
             .expect("checked")
             .joints
             .push(handle);
-        if !def.collide_connected {
+        // A joint made disabled (a broken one of an export) lets its bodies collide.
+        if !def.collide_connected && def.enabled {
             let (a, b) = (def.body_a, def.body_b);
             self.contacts.remove_where(|c| {
                 (c.body_a == a && c.body_b == b) || (c.body_a == b && c.body_b == a)
@@ -472,7 +473,7 @@ impl World {
             self.wake_body(body);
         }
         // Shapes of the two bodies may collide again: let the broad phase report them.
-        if !j.collide_connected {
+        if !j.collide_connected && j.is_enabled() {
             for body in [j.body_a, j.body_b] {
                 self.touch_body_proxies(body);
             }

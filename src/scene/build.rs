@@ -14,7 +14,7 @@ use super::generators::{self, GeneratedJoint};
 use super::Scene;
 use crate::physics::collision::{Manifold, ManifoldPoint};
 use crate::physics::contact::ManifoldCache;
-use crate::physics::error::check_non_negative;
+use crate::physics::joint::check_threshold;
 use crate::physics::joint::JointDefKind;
 use crate::physics::limits;
 use crate::physics::math::{Aabb, Rot, Transform};
@@ -619,7 +619,7 @@ pub fn build(scene: &SceneFile, file: &str) -> Result<Scene, SceneErrors> {
             ("break_force", joint.break_force),
             ("break_torque", joint.break_torque),
         ] {
-            if let Some(Err(e)) = value.map(|v| check_non_negative(field, v)) {
+            if let Some(Err(e)) = value.map(|v| check_threshold(field, v)) {
                 report.push(what.clone(), e.to_string());
             }
         }

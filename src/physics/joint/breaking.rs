@@ -13,7 +13,8 @@
 //! end of each frame check the constraint force to see if it exceeded a specific maximum").
 
 use super::{Joint, JointDef};
-use crate::physics::error::{check_non_negative, PhysicsResult};
+use crate::physics::error::{PhysicsError, PhysicsResult};
+use crate::physics::limits::{self, Range};
 use crate::physics::BodyHandle;
 use crate::physics::JointHandle;
 
@@ -56,6 +57,31 @@ pub struct JointEvent {
     pub destroyed: bool,
 }
 
+/// `Ok` when a threshold (`break_force`, N, or `break_torque`, N m) is finite and within
+/// `0 ..= 1e12` (the force and torque ranges of `limits`, from zero); otherwise an error
+/// naming the field, the value and the range.
+pub fn check_threshold(field: &'static str, value: f32) -> PhysicsResult<()> {
+    let range = Range {
+        min: 0.0,
+        ..if field == "break_torque" {
+            limits::TORQUE
+        } else {
+            limits::FORCE
+        }
+    };
+    if value.is_finite() && range.contains(value) {
+        return Ok(());
+    }
+    Err(PhysicsError::new(
+        field,
+        format!(
+            "must be {}, got {}",
+            range.describe(),
+            limits::number(value)
+        ),
+    ))
+}
+
 /// A joint's thresholds, what breaking does, and whether it is enabled.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Breaking {
@@ -68,10 +94,10 @@ pub(crate) struct Breaking {
 impl Breaking {
     pub(crate) fn new(def: &JointDef) -> PhysicsResult<Breaking> {
         if let Some(f) = def.break_force {
-            check_non_negative("break_force", f)?;
+            check_threshold("break_force", f)?;
         }
         if let Some(t) = def.break_torque {
-            check_non_negative("break_torque", t)?;
+            check_threshold("break_torque", t)?;
         }
         Ok(Breaking {
             break_force: def.break_force,
@@ -116,10 +142,10 @@ impl Joint {
         break_torque: Option<f32>,
     ) -> PhysicsResult<()> {
         if let Some(f) = break_force {
-            check_non_negative("break_force", f)?;
+            check_threshold("break_force", f)?;
         }
         if let Some(t) = break_torque {
-            check_non_negative("break_torque", t)?;
+            check_threshold("break_torque", t)?;
         }
         self.breaking.break_force = break_force;
         self.breaking.break_torque = break_torque;

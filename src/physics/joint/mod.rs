@@ -48,7 +48,7 @@ pub mod weld;
 pub mod wheel;
 
 pub use angle::{AngleJoint, AngleJointDef, AngleState};
-pub use breaking::{BreakCause, JointEvent, OnBreak};
+pub use breaking::{check_threshold, BreakCause, JointEvent, OnBreak};
 pub use distance::{DistanceJoint, DistanceJointDef, DistanceState};
 pub use friction::{FrictionJoint, FrictionJointDef, FrictionState};
 pub use motor::{MotorJoint, MotorJointDef, MotorState};
