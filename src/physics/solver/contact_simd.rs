@@ -776,6 +776,9 @@ mod tests {
         bodies
     }
 
+    /// A point's accumulated impulses: contact, point, bits of normal, tangent, max normal.
+    type PointImpulses = (u32, usize, [u32; 3]);
+
     /// The soft sub-step's passes through `WideContacts` with the given width (1, 4 or 8;
     /// eight falls back to four without AVX2): the bodies after, and every point's
     /// accumulated impulses (contact, point, normal, tangent, max normal bits).
@@ -784,7 +787,7 @@ mod tests {
         start: &[SolverBody],
         ctx: &StepContext,
         lanes: usize,
-    ) -> (Vec<SolverBody>, Vec<(u32, usize, [u32; 3])>) {
+    ) -> (Vec<SolverBody>, Vec<PointImpulses>) {
         let mut wide = WideContacts {
             force_one_lane: lanes == 1,
             force_four_lanes: lanes == 4,
