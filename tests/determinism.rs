@@ -60,7 +60,9 @@ fn chaotic(lanes: Lanes, nudge: f32, steps: usize) -> World {
             ),
             _ => {
                 let hexagon: Vec<Vec2> = (0..6)
-                    .map(|k| Rot::from_angle(k as f32 * 1.047_197_6).x_axis() * size)
+                    .map(|k| {
+                        Rot::from_angle(k as f32 * std::f32::consts::FRAC_PI_3).x_axis() * size
+                    })
                     .collect();
                 Geometry::Polygon(Polygon::new(&hexagon).unwrap())
             }
