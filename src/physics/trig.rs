@@ -10,10 +10,13 @@
 //! **What the core may use**: `+ - * /`, `sqrt` (IEEE 754 requires these five correctly
 //! rounded, so every conforming machine gives the same bits), `abs`, `copysign`, `min`,
 //! `max`, `clamp`, `floor`, `ceil`, `round`, `trunc` (exact by definition), comparisons and
-//! conversions, and the functions of this file. No fused multiply-add (`mul_add`): a machine
-//! without the instruction rounds differently. Every other `f32`/`f64` method that computes
-//! a transcendental function is refused by `clippy.toml` (`disallowed-methods`); code outside
-//! the step that may use them (drawing, tests' reference values) says so with an `allow`.
+//! conversions, and the functions of this file. No fused multiply-add (`mul_add`): the SIMD
+//! kernels multiply then add, and every width must give the same bits (without the
+//! instruction it is also a slow library call). No `powi`: LLVM may order its products
+//! differently in another build; write the products. Every other `f32`/`f64` method that
+//! computes a transcendental function is refused by `clippy.toml` (`disallowed-methods`);
+//! code outside the step that may use them (drawing, tests' reference values, the bench's
+//! scenes) says so with an `allow`.
 //!
 //! Method (derived for this file; only the idea is Box2D's): the work is done in `f64`,
 //! whose basic operations are as deterministic as `f32`'s, then rounded once to `f32`, so
