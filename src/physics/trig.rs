@@ -12,8 +12,9 @@
 //! `max`, `clamp`, `floor`, `ceil`, `round`, `trunc` (exact by definition), comparisons and
 //! conversions, and the functions of this file. No fused multiply-add (`mul_add`): the SIMD
 //! kernels multiply then add, and every width must give the same bits (without the
-//! instruction it is also a slow library call). No `powi`: LLVM may order its products
-//! differently in another build; write the products. Every other `f32`/`f64` method that
+//! instruction it is also a slow library call). Nor `powi` (LLVM may order its products
+//! differently in another build; not refused by the lint, as tests use it freely): write the
+//! products. Every other `f32`/`f64` method that
 //! computes a transcendental function is refused by `clippy.toml` (`disallowed-methods`);
 //! code outside the step that may use them (drawing, tests' reference values, the bench's
 //! scenes) says so with an `allow`.
