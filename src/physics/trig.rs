@@ -14,10 +14,9 @@
 //! kernels multiply then add, and every width must give the same bits (without the
 //! instruction it is also a slow library call). Nor `powi` (LLVM may order its products
 //! differently in another build; not refused by the lint, as tests use it freely): write the
-//! products. Every other `f32`/`f64` method that
-//! computes a transcendental function is refused by `clippy.toml` (`disallowed-methods`);
-//! code outside the step that may use them (drawing, tests' reference values, the bench's
-//! scenes) says so with an `allow`.
+//! products. Every other `f32`/`f64` method that computes a transcendental function is
+//! refused by `clippy.toml` (`disallowed-methods`); code outside the step that may use them
+//! (drawing, tests' reference values, the bench's scenes) says so with an `allow`.
 //!
 //! Method (derived for this file; only the idea is Box2D's): the work is done in `f64`,
 //! whose basic operations are as deterministic as `f32`'s, then rounded once to `f32`, so
