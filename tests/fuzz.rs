@@ -33,6 +33,9 @@
 //! `target/fuzz-failures/`; copy it to `tests/fuzz_corpus/` (scene text, `.ron`) or add its
 //! seed to `tests/fuzz_corpus/api_seeds.txt`, and `corpus_replays_clean` replays it for ever.
 
+// Reference values and test inputs may use libm (`clippy.toml` keeps it out of the core).
+#![allow(clippy::disallowed_methods)]
+
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;

@@ -22,14 +22,17 @@ impl Default for Rot {
 impl Rot {
     pub const IDENTITY: Rot = Rot { c: 1.0, s: 0.0 };
 
+    /// The rotation by `angle` radians, by the engine's own `cos_sin` (`trig.rs`): the same
+    /// bits on every machine, correctly rounded but for rare double roundings, so
+    /// `c^2 + s^2` is 1 within one ulp.
     pub fn from_angle(angle: f32) -> Rot {
-        let (s, c) = angle.sin_cos();
+        let (c, s) = super::trig::cos_sin(angle);
         Rot { c, s }
     }
 
-    /// The angle in (-pi, pi].
+    /// The angle in [-pi, pi] (`trig::atan2`, deterministic).
     pub fn angle(self) -> f32 {
-        self.s.atan2(self.c)
+        super::trig::atan2(self.s, self.c)
     }
 
     /// Rotate `v` by this rotation.

@@ -8,6 +8,8 @@
 //!
 //! Table of contents:
 //! - [`math`]: `Vec2` (glam), `Rot`, `Transform`, cross helpers, `Aabb`.
+//! - [`trig`]: the engine's own cosine, sine and arc tangent (no libm: the same bits on
+//!   every machine), and the list of float functions the core may use.
 //! - [`handle`]: generational handles and the arena that checks them.
 //! - [`error`]: `PhysicsError`, what every constructor returns on bad input.
 //! - [`limits`]: the documented range of every number a user can give.
@@ -47,6 +49,7 @@ pub mod settings;
 pub mod shape;
 pub mod snapshot;
 pub mod solver;
+pub mod trig;
 pub mod world;
 
 pub use body::{Body, BodyDef, BodyKind};
@@ -64,6 +67,7 @@ pub use settings::{SolverKind, SolverSettings};
 pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, Shape, ShapeDef};
 pub use snapshot::BodyState;
 pub use solver::step::{HaltPoint, StepProgress};
+pub use solver::step::Lanes;
 pub use world::{StepStats, World};
 
 /// Handle of a body in a `World`.

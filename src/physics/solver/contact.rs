@@ -43,15 +43,16 @@ const MAX_CONDITION_NUMBER: f32 = 1000.0;
 
 /// The contact family behind one interface: every stage of the step calls it once.
 ///
-/// The soft step with accumulated impulses colours the constraints and solves them four or
-/// eight at a time (`WideContacts`); what the colouring cannot place (the overflow) and
-/// every constraint of the classic solver, or of the soft step without accumulation, go
-/// through the scalar kernels of this file. The scalar overflow always runs first.
+/// The soft step with accumulated impulses goes through one kernel generic over the lane
+/// count (`WideContacts`, `contact_simd.rs`): the coloured constraints four or eight at a
+/// time, what the colouring cannot place (the overflow) one at a time, first. Every
+/// constraint of the classic solver, or of the soft step without accumulation, goes through
+/// the scalar kernels of this file (block solver, Baumgarte, clamped increments).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ContactSolver {
-    /// The scalar constraints: all of them, or the overflow of the coloured ones.
+    /// The scalar constraints (classic solver, soft step without accumulation).
     scalar: Vec<ContactConstraint>,
-    /// The coloured constraints, in SIMD batches.
+    /// The soft step's constraints: coloured SIMD batches and the one-lane overflow.
     pub(crate) wide: WideContacts,
     /// This step's constraints are coloured into `wide`.
     use_wide: bool,
@@ -93,8 +94,7 @@ impl ContactSolver {
         }
     }
 
-    /// Colour the contacts and prepare them into SIMD batches; the overflow goes to the
-    /// scalar constraints.
+    /// Colour the contacts and prepare them into SIMD batches and the one-lane overflow.
     fn prepare_wide(
         &mut self,
         contacts: &[Contact],
@@ -132,10 +132,6 @@ impl ContactSolver {
             )
         };
         self.wide.build(active_pairs, solver_bodies, prepare);
-        for k in 0..self.wide.overflow().len() {
-            let c = prepare(self.wide.overflow()[k] as usize);
-            self.scalar.push(c);
-        }
     }
 
     /// One scalar constraint per touching contact, in contact order.
@@ -168,27 +164,31 @@ impl ContactSolver {
 
     /// Warm start: apply last step's impulses (only while impulses are accumulated).
     pub(crate) fn warm_start(&self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        if ctx.warm_starting() && ctx.settings.accumulate_impulses {
+        if !(ctx.warm_starting() && ctx.settings.accumulate_impulses) {
+            return;
+        }
+        if self.use_wide {
+            self.wide.warm_start(bodies);
+        } else {
             warm_start_contacts(&self.scalar, bodies);
-            if self.use_wide {
-                self.wide.warm_start(bodies);
-            }
         }
     }
 
     /// One iteration over every constraint, with the velocity target of `mode`.
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, mode: BiasMode) {
-        solve_contacts(&mut self.scalar, bodies, ctx, mode);
         if self.use_wide {
             self.wide.solve(bodies, ctx, mode == BiasMode::Soft);
+        } else {
+            solve_contacts(&mut self.scalar, bodies, ctx, mode);
         }
     }
 
     /// Restitution, after the last iteration.
     pub(crate) fn restitution(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
-        apply_restitution(&mut self.scalar, bodies, ctx);
         if self.use_wide {
             self.wide.apply_restitution(bodies, ctx);
+        } else {
+            apply_restitution(&mut self.scalar, bodies, ctx);
         }
     }
 
@@ -219,9 +219,10 @@ impl ContactSolver {
 
     /// Accumulated impulses back to the contacts for the next warm start.
     pub(crate) fn store_impulses(&self, contacts: &mut [Contact]) {
-        store_impulses(&self.scalar, contacts);
         if self.use_wide {
             self.wide.store_impulses(contacts);
+        } else {
+            store_impulses(&self.scalar, contacts);
         }
     }
 }

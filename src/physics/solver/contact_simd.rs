@@ -1,5 +1,7 @@
-//! The soft step's contact solve, four or eight constraints at a time (Box2D v3's
-//! `contact_solver.c` idea, written for Impulse's contact model).
+//! The soft step's contact solve, one kernel generic over the lane count (Box2D v3's
+//! `contact_solver.c` idea, written for Impulse's contact model): one constraint at a time
+//! (`f32`) for the constraints the colouring could not place, four (`F32x4`, SSE2) or eight
+//! (`F32x8`, AVX2) at a time for the coloured ones.
 //!
 //! Same constraint as `contact.rs` (read its derivation first): per point
 //! `lambda = -normal_mass * (mass_scale * vn + bias) - impulse_scale * accumulated`, friction
@@ -8,15 +10,20 @@
 //! Layout:
 //! - `graph.rs` colours the contacts by their solver bodies: within a colour no two
 //!   constraints share a moving body.
-//! - Width: the kernels are written once, generic over the SIMD word (`wide::Wide`): eight
-//!   lanes (`F32x8`, AVX2) when the CPU has AVX2, else four (`F32x4`, SSE2). The choice is
-//!   made at run time; the AVX2 copies of the kernels are `#[target_feature(enable =
-//!   "avx2")]` functions in `avx2` below. Lanes never interact and constraints of one
-//!   colour share no moving body, so both widths give bitwise the same step.
+//! - The kernel is written once, as methods of `ContactBatch<W>` generic over the SIMD word
+//!   (`wide::Wide`): `warm_start`, `solve` (with or without bias: the solve and relax
+//!   passes), `restitution`; `set_lane` prepares and `store_impulses` stores. Every lane
+//!   runs the same IEEE operations in the same order and never looks at another lane, so a
+//!   constraint gives bitwise the same result alone (`f32`), in four lanes or in eight (the
+//!   tests below and in `step.rs` check it).
+//! - Width: eight lanes (`F32x8`) when the CPU has AVX2, else four (`F32x4`); the choice is
+//!   made at run time; the AVX2 copies of the loops are `#[target_feature(enable =
+//!   "avx2")]` functions in `avx2` below. `force_four_lanes` and `force_one_lane` (every
+//!   constraint through the one-lane path) exist for the tests that compare the widths.
 //! - Each colour is cut into batches of `LANES` (`ContactBatch`); the last batch of a colour is
 //!   padded with empty lanes (static body 0 on both sides, all masses zero: their impulses
 //!   stay exactly zero). Batches are stored colour after colour in one array and solved in
-//!   that order; the batch is struct-of-arrays: every field is an `F32x4`, lane `l` belongs
+//!   that order; the batch is struct-of-arrays: every field is a `W`, lane `l` belongs
 //!   to constraint `l` of the batch.
 //! - Body velocities are gathered per batch: the first 16 bytes of each `SolverBody`
 //!   (`[v.x, v.y, w, d_angle]`) of the batch's A bodies are loaded and transposed into
@@ -24,10 +31,10 @@
 //!   pass. After the batch they are transposed back and stored (scatter), skipping index 0,
 //!   the shared static body. Fixed (kinematic) bodies may appear in several lanes: their
 //!   inverse masses are zero, so every lane writes back the velocity it read.
-//! - The few constraints the colouring could not place (overflow) are solved by the scalar
-//!   code in `contact.rs`, before the batches, in every pass.
+//! - The constraints the colouring could not place (overflow) are one-lane batches, solved
+//!   before the coloured batches in every pass.
 //! - Constraints are prepared by the scalar `ContactConstraint::prepare` one at a time and
-//!   written straight into their lane; only overflow constraints are kept as scalars.
+//!   written straight into their lane (`set_lane`).
 //! - After the step the accumulated impulses go straight back to the contacts
 //!   (`store_impulses`) for the next warm start.
 //!
@@ -215,7 +222,7 @@ impl<W: Wide> ContactBatch<W> {
         b.w += self.inv_inertia_b * (r_b.x * p.y - r_b.y * p.x);
     }
 
-    /// Write a prepared scalar constraint into lane `l`.
+    /// Prepare: write a prepared scalar constraint into lane `l`.
     fn set_lane(&mut self, l: usize, c: &ContactConstraint, bodies: &[SolverBody]) {
         fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
             x.set_lane(l, value);
@@ -252,15 +259,175 @@ impl<W: Wide> ContactBatch<W> {
         }
         self.any_restitution |= c.restitution != 0.0;
     }
+
+    /// Warm start: apply the accumulated impulses.
+    #[inline(always)]
+    fn warm_start(&self, a: &mut BodyW<W>, b: &mut BodyW<W>) {
+        let n = self.normal;
+        let t = Vec2W { x: n.y, y: -n.x };
+        for p in &self.points {
+            let impulse = Vec2W {
+                x: p.normal_impulse * n.x + p.tangent_impulse * t.x,
+                y: p.normal_impulse * n.y + p.tangent_impulse * t.y,
+            };
+            self.apply(a, b, p.r_a, p.r_b, impulse);
+        }
+    }
+
+    /// One solve (`use_bias`: soft push-out) or relax (rigid, speculative only) iteration.
+    #[inline(always)]
+    fn solve(&mut self, a: &mut BodyW<W>, b: &mut BodyW<W>, step: &StepW<W>, use_bias: bool) {
+        let zero = W::ZERO;
+        let one = W::splat(1.0);
+        let n = self.normal;
+        let t = Vec2W { x: n.y, y: -n.x };
+        let (bias_rate, mass_scale, impulse_scale) = if use_bias {
+            (self.bias_rate, self.mass_scale, self.impulse_scale)
+        } else {
+            (zero, one, zero)
+        };
+        let friction = self.friction;
+
+        // 1. Friction first: non-penetration matters more, so it has the last word.
+        for i in 0..2 {
+            let p = self.points[i];
+            let dv = relative_velocity(a, b, p.r_a, p.r_b);
+            let vt = dv.dot(t);
+            let lambda = -(p.tangent_mass * vt);
+            let max_friction = friction * p.normal_impulse;
+            let new_impulse = (p.tangent_impulse + lambda)
+                .max(-max_friction)
+                .min(max_friction);
+            let lambda = new_impulse - p.tangent_impulse;
+            self.points[i].tangent_impulse = new_impulse;
+            let impulse = Vec2W {
+                x: lambda * t.x,
+                y: lambda * t.y,
+            };
+            self.apply(a, b, p.r_a, p.r_b, impulse);
+        }
+
+        // 2. Normal, one point at a time, with the velocity target of the current
+        //    separation: speculative (s > 0) may close the gap in one sub-step; overlap
+        //    is pushed out softly (solve pass) or not at all (relax pass).
+        for i in 0..2 {
+            let p = self.points[i];
+            let d = Vec2W {
+                x: (b.dp.x - a.dp.x) + (b.dq_c * p.r_b.x - b.dq_s * p.r_b.y)
+                    - (a.dq_c * p.r_a.x - a.dq_s * p.r_a.y),
+                y: (b.dp.y - a.dp.y) + (b.dq_s * p.r_b.x + b.dq_c * p.r_b.y)
+                    - (a.dq_s * p.r_a.x + a.dq_c * p.r_a.y),
+            };
+            let s = d.dot(n) + p.adjusted_separation;
+            let speculative = s.gt(zero);
+            let bias = W::select(
+                speculative,
+                s * step.inv_h,
+                (mass_scale * bias_rate * s).max(step.min_bias),
+            );
+            let point_mass_scale = W::select(speculative, one, mass_scale);
+            let point_impulse_scale = W::select(speculative, zero, impulse_scale);
+
+            let vn = relative_velocity(a, b, p.r_a, p.r_b).dot(n);
+            let lambda = -(p.normal_mass * (point_mass_scale * vn + bias))
+                - point_impulse_scale * p.normal_impulse;
+            let new_impulse = (p.normal_impulse + lambda).max(zero);
+            let lambda = new_impulse - p.normal_impulse;
+            let point = &mut self.points[i];
+            point.normal_impulse = new_impulse;
+            point.max_normal_impulse = point.max_normal_impulse.max(lambda);
+            let impulse = Vec2W {
+                x: lambda * n.x,
+                y: lambda * n.y,
+            };
+            self.apply(a, b, p.r_a, p.r_b, impulse);
+        }
+    }
+
+    /// Restitution: a point with restitution that approached faster than the threshold
+    /// (`relative_velocity <= threshold`, negative) and carried load leaves at `e` times its
+    /// approach speed. Other lanes are left bitwise untouched (their bodies' velocities and
+    /// impulses are selected back), so a constraint's result does not depend on the lanes
+    /// it shares a batch with, nor on whether the batch is skipped.
+    #[inline(always)]
+    fn restitution(&mut self, a: &mut BodyW<W>, b: &mut BodyW<W>, threshold: W) {
+        let zero = W::ZERO;
+        let n = self.normal;
+        for i in 0..2 {
+            let p = self.points[i];
+            let active = W::select(
+                self.restitution.eq(zero),
+                zero,
+                p.relative_velocity
+                    .le(threshold)
+                    .and(p.max_normal_impulse.gt(zero)),
+            );
+            if active.none() {
+                continue;
+            }
+            let vn = relative_velocity(a, b, p.r_a, p.r_b).dot(n);
+            let lambda = -(p.normal_mass * (vn + self.restitution * p.relative_velocity));
+            let new_impulse = (p.normal_impulse + lambda).max(zero);
+            let lambda = new_impulse - p.normal_impulse;
+            let point = &mut self.points[i];
+            point.normal_impulse = W::select(active, new_impulse, p.normal_impulse);
+            point.max_normal_impulse = W::select(
+                active,
+                p.max_normal_impulse.max(lambda),
+                p.max_normal_impulse,
+            );
+            let (old_a, old_b) = (*a, *b);
+            let impulse = Vec2W {
+                x: lambda * n.x,
+                y: lambda * n.y,
+            };
+            self.apply(a, b, p.r_a, p.r_b, impulse);
+            a.keep_inactive(active, &old_a);
+            b.keep_inactive(active, &old_b);
+        }
+    }
 }
 
-/// The coloured, batched contact constraints of one step. Buffers are reused.
+impl<W: Wide> BodyW<W> {
+    /// The velocities of `old` back in the lanes where `active` is clear.
+    #[inline(always)]
+    fn keep_inactive(&mut self, active: W, old: &BodyW<W>) {
+        self.v.x = W::select(active, self.v.x, old.v.x);
+        self.v.y = W::select(active, self.v.y, old.v.y);
+        self.w = W::select(active, self.w, old.w);
+    }
+}
+
+/// The per-pass constants of the solve kernel, splatted.
+#[derive(Clone, Copy, Debug)]
+struct StepW<W> {
+    /// 1 / h: the speculative velocity target `s / h`.
+    inv_h: W,
+    /// `-contact_push_max_velocity`: the soft push-out's cap.
+    min_bias: W,
+}
+
+impl<W: Wide> StepW<W> {
+    #[inline(always)]
+    fn new(ctx: &StepContext) -> StepW<W> {
+        StepW {
+            inv_h: W::splat(ctx.inv_dt),
+            min_bias: W::splat(-ctx.settings.contact_push_max_velocity),
+        }
+    }
+}
+
+/// The coloured, batched contact constraints of one step, and the one-lane overflow.
+/// Buffers are reused.
 ///
 /// Clones keep their batches; a clone taken on one machine and stepped on another is
 /// rebuilt at the next `build` anyway (batches live for one step).
 #[derive(Clone, Debug, Default)]
 pub struct WideContacts {
     graph: ConstraintGraph,
+    /// The constraints the colouring could not place (all of them with `force_one_lane`),
+    /// one lane each, solved first.
+    overflow: Vec<ContactBatch<f32>>,
     /// Four-wide batches (SSE2), used when the CPU lacks AVX2 or `force_four_lanes` is set.
     batches4: Vec<ContactBatch<F32x4>>,
     /// Eight-wide batches (AVX2).
@@ -269,19 +436,22 @@ pub struct WideContacts {
     /// This step's batches are `batches8` (never set off x86_64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     eight: bool,
-    /// Always four lanes (tests compare the two widths).
+    /// Always four lanes (tests compare the widths).
     pub force_four_lanes: bool,
+    /// No batches: every constraint one at a time, in the batches' order (tests compare the
+    /// widths).
+    pub force_one_lane: bool,
 }
 
 impl WideContacts {
     /// Colour the constraints given by their solver body pairs `(index_a, index_b)`, then
     /// fill the batches colour by colour: `prepare(k)` builds constraint `k` (its position
-    /// in `pairs`). Constraints that fit no colour are left out: see `overflow`.
+    /// in `pairs`). Constraints that fit no colour go to the one-lane overflow, in order.
     pub fn build(
         &mut self,
         pairs: &[(u32, u32)],
         bodies: &[SolverBody],
-        prepare: impl FnMut(usize) -> ContactConstraint,
+        mut prepare: impl FnMut(usize) -> ContactConstraint,
     ) {
         self.graph.color(
             bodies.len(),
@@ -289,15 +459,24 @@ impl WideContacts {
             |i| bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0,
         );
         self.eight = false;
+        self.overflow.clear();
         self.batches4.clear();
         #[cfg(target_arch = "x86_64")]
-        {
-            self.batches8.clear();
-            if !self.force_four_lanes && avx2_available() {
-                self.eight = true;
-                fill(&self.graph, &mut self.batches8, bodies, prepare);
-                return;
-            }
+        self.batches8.clear();
+        for &k in &self.graph.overflow {
+            let mut batch = ContactBatch::empty();
+            batch.set_lane(0, &prepare(k as usize), bodies);
+            self.overflow.push(batch);
+        }
+        if self.force_one_lane {
+            fill(&self.graph, &mut self.overflow, bodies, prepare);
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if !self.force_four_lanes && avx2_available() {
+            self.eight = true;
+            fill(&self.graph, &mut self.batches8, bodies, prepare);
+            return;
         }
         fill(&self.graph, &mut self.batches4, bodies, prepare);
     }
@@ -312,8 +491,9 @@ impl WideContacts {
         &self.graph.overflow
     }
 
-    /// Apply the accumulated impulses (warm start).
+    /// Warm start: apply the accumulated impulses.
     pub fn warm_start(&self, bodies: &mut [SolverBody]) {
+        warm_start(&self.overflow, bodies);
         #[cfg(target_arch = "x86_64")]
         if self.eight {
             // SAFETY: `eight` is only set when `avx2_available()`.
@@ -323,9 +503,10 @@ impl WideContacts {
         warm_start(&self.batches4, bodies);
     }
 
-    /// One pass over every batch: the solve pass (`use_bias`: soft push-out) or the relax
-    /// pass (rigid, speculative only).
+    /// One pass over every constraint: the solve pass (`use_bias`: soft push-out) or the
+    /// relax pass (rigid, speculative only).
     pub fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
+        solve(&mut self.overflow, bodies, ctx, use_bias);
         #[cfg(target_arch = "x86_64")]
         if self.eight {
             // SAFETY: `eight` is only set when `avx2_available()`.
@@ -338,6 +519,7 @@ impl WideContacts {
     /// Restitution: points that approached faster than the threshold and carried load
     /// leave at `e` times their approach speed (as `contact::apply_restitution`).
     pub fn apply_restitution(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
+        apply_restitution(&mut self.overflow, bodies, ctx);
         #[cfg(target_arch = "x86_64")]
         if self.eight {
             // SAFETY: `eight` is only set when `avx2_available()`.
@@ -349,6 +531,7 @@ impl WideContacts {
 
     /// Copy the accumulated impulses to the contacts for the next warm start.
     pub fn store_impulses(&self, contacts: &mut [Contact]) {
+        store_impulses(&self.overflow, contacts);
         #[cfg(target_arch = "x86_64")]
         if self.eight {
             store_impulses(&self.batches8, contacts);
@@ -356,9 +539,15 @@ impl WideContacts {
         }
         store_impulses(&self.batches4, contacts);
     }
+
+    /// Number of constraints in the one-lane overflow.
+    #[cfg(test)]
+    pub fn overflow_count(&self) -> usize {
+        self.overflow.len()
+    }
 }
 
-/// The AVX2 copies of the kernels: the generic kernels instantiated with `F32x8` and
+/// The AVX2 copies of the loops: the generic kernels instantiated with `F32x8` and
 /// compiled with AVX2 enabled.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
@@ -419,15 +608,7 @@ fn warm_start<W: Wide>(batches: &[ContactBatch<W>], bodies: &mut [SolverBody]) {
     for batch in batches {
         let mut a = gather(bodies, &batch.index_a, false);
         let mut b = gather(bodies, &batch.index_b, false);
-        let n = batch.normal;
-        let t = Vec2W { x: n.y, y: -n.x };
-        for p in &batch.points {
-            let impulse = Vec2W {
-                x: p.normal_impulse * n.x + p.tangent_impulse * t.x,
-                y: p.normal_impulse * n.y + p.tangent_impulse * t.y,
-            };
-            batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
-        }
+        batch.warm_start(&mut a, &mut b);
         scatter(bodies, &batch.index_a, &a);
         scatter(bodies, &batch.index_b, &b);
     }
@@ -441,95 +622,23 @@ fn solve<W: Wide>(
     ctx: &StepContext,
     use_bias: bool,
 ) {
-    let zero = W::ZERO;
-    let one = W::splat(1.0);
-    let inv_h = W::splat(ctx.inv_dt);
-    let min_bias = W::splat(-ctx.settings.contact_push_max_velocity);
+    let step = StepW::new(ctx);
     for batch in batches {
         let mut a = gather(bodies, &batch.index_a, true);
         let mut b = gather(bodies, &batch.index_b, true);
-        let n = batch.normal;
-        let t = Vec2W { x: n.y, y: -n.x };
-        let (bias_rate, mass_scale, impulse_scale) = if use_bias {
-            (batch.bias_rate, batch.mass_scale, batch.impulse_scale)
-        } else {
-            (zero, one, zero)
-        };
-        let friction = batch.friction;
-
-        // 1. Friction first: non-penetration matters more, so it has the last word.
-        for i in 0..2 {
-            let p = batch.points[i];
-            let dv = relative_velocity(&a, &b, p.r_a, p.r_b);
-            let vt = dv.dot(t);
-            let lambda = -(p.tangent_mass * vt);
-            let max_friction = friction * p.normal_impulse;
-            let new_impulse = (p.tangent_impulse + lambda)
-                .max(-max_friction)
-                .min(max_friction);
-            let lambda = new_impulse - p.tangent_impulse;
-            batch.points[i].tangent_impulse = new_impulse;
-            let impulse = Vec2W {
-                x: lambda * t.x,
-                y: lambda * t.y,
-            };
-            batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
-        }
-
-        // 2. Normal, one point at a time, with the velocity target of the current
-        //    separation: speculative (s > 0) may close the gap in one sub-step; overlap
-        //    is pushed out softly (solve pass) or not at all (relax pass).
-        for i in 0..2 {
-            let p = batch.points[i];
-            let d = Vec2W {
-                x: (b.dp.x - a.dp.x) + (b.dq_c * p.r_b.x - b.dq_s * p.r_b.y)
-                    - (a.dq_c * p.r_a.x - a.dq_s * p.r_a.y),
-                y: (b.dp.y - a.dp.y) + (b.dq_s * p.r_b.x + b.dq_c * p.r_b.y)
-                    - (a.dq_s * p.r_a.x + a.dq_c * p.r_a.y),
-            };
-            let s = d.dot(n) + p.adjusted_separation;
-            let speculative = s.gt(zero);
-            let bias = W::select(
-                speculative,
-                s * inv_h,
-                (mass_scale * bias_rate * s).max(min_bias),
-            );
-            let point_mass_scale = W::select(speculative, one, mass_scale);
-            let point_impulse_scale = W::select(speculative, zero, impulse_scale);
-
-            let vn = relative_velocity(&a, &b, p.r_a, p.r_b).dot(n);
-            let lambda = -(p.normal_mass * (point_mass_scale * vn + bias))
-                - point_impulse_scale * p.normal_impulse;
-            let new_impulse = (p.normal_impulse + lambda).max(zero);
-            let lambda = new_impulse - p.normal_impulse;
-            let point = &mut batch.points[i];
-            point.normal_impulse = new_impulse;
-            point.max_normal_impulse = point.max_normal_impulse.max(lambda);
-            let impulse = Vec2W {
-                x: lambda * n.x,
-                y: lambda * n.y,
-            };
-            batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
-        }
-
+        batch.solve(&mut a, &mut b, &step, use_bias);
         scatter(bodies, &batch.index_a, &a);
         scatter(bodies, &batch.index_b, &b);
     }
 }
 
 /// Restitution pass over every batch with restitution.
-///
-/// Known difference from the scalar path (kept: changing it would change the soft step's
-/// results): a batch with one bouncy lane runs the pass on every active lane, so a
-/// constraint without restitution that shares the batch gets one more normal solve with
-/// `e = 0` (its approach speed removed), where the scalar `restitution_contact` skips it.
 #[inline(always)]
 fn apply_restitution<W: Wide>(
     batches: &mut [ContactBatch<W>],
     bodies: &mut [SolverBody],
     ctx: &StepContext,
 ) {
-    let zero = W::ZERO;
     let threshold = W::splat(-ctx.settings.restitution_threshold);
     for batch in batches {
         if !batch.any_restitution {
@@ -537,29 +646,7 @@ fn apply_restitution<W: Wide>(
         }
         let mut a = gather(bodies, &batch.index_a, false);
         let mut b = gather(bodies, &batch.index_b, false);
-        let n = batch.normal;
-        for i in 0..2 {
-            let p = batch.points[i];
-            let active = p
-                .relative_velocity
-                .le(threshold)
-                .and(p.max_normal_impulse.gt(zero));
-            if active.none() {
-                continue;
-            }
-            let vn = relative_velocity(&a, &b, p.r_a, p.r_b).dot(n);
-            let lambda = -(p.normal_mass * (vn + batch.restitution * p.relative_velocity));
-            let new_impulse = (p.normal_impulse + lambda).max(zero);
-            let lambda = W::select(active, new_impulse - p.normal_impulse, zero);
-            let point = &mut batch.points[i];
-            point.normal_impulse = W::select(active, new_impulse, p.normal_impulse);
-            point.max_normal_impulse = point.max_normal_impulse.max(lambda);
-            let impulse = Vec2W {
-                x: lambda * n.x,
-                y: lambda * n.y,
-            };
-            batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
-        }
+        batch.restitution(&mut a, &mut b, threshold);
         scatter(bodies, &batch.index_a, &a);
         scatter(bodies, &batch.index_b, &b);
     }
@@ -600,7 +687,6 @@ mod tests {
         rng: &mut Rng,
         bodies: &[SolverBody],
         count: usize,
-        restitution: f32,
         ctx: &StepContext,
     ) -> Vec<ContactConstraint> {
         let n = bodies.len() - 1;
@@ -644,7 +730,7 @@ mod tests {
                     contact: k,
                     normal,
                     friction: rng.range(0.0, 1.0),
-                    restitution,
+                    restitution: if rng.below(3) == 0 { 0.5 } else { 0.0 },
                     softness: if index_a == 0 {
                         ctx.static_softness
                     } else {
@@ -700,14 +786,21 @@ mod tests {
         bodies
     }
 
+    /// A point's accumulated impulses: contact, point, bits of normal, tangent, max normal.
+    type PointImpulses = (u32, usize, [u32; 3]);
+
+    /// The soft sub-step's passes through `WideContacts` with the given width (1, 4 or 8;
+    /// eight falls back to four without AVX2): the bodies after, and every point's
+    /// accumulated impulses (contact, point, normal, tangent, max normal bits).
     fn run_wide(
         list: &[ContactConstraint],
         start: &[SolverBody],
         ctx: &StepContext,
-        four: bool,
-    ) -> Vec<SolverBody> {
+        lanes: usize,
+    ) -> (Vec<SolverBody>, Vec<PointImpulses>) {
         let mut wide = WideContacts {
-            force_four_lanes: four,
+            force_one_lane: lanes == 1,
+            force_four_lanes: lanes == 4,
             ..WideContacts::default()
         };
         let pairs: Vec<(u32, u32)> = list
@@ -716,56 +809,134 @@ mod tests {
             .collect();
         let mut bodies = start.to_vec();
         wide.build(&pairs, &bodies, |k| list[k]);
-        // The overflow through the scalar kernels, first, as `ContactSolver` does.
-        let mut overflow: Vec<ContactConstraint> =
-            wide.overflow().iter().map(|&k| list[k as usize]).collect();
-        for c in &overflow {
-            warm_start_contact(c, &mut bodies);
+        if lanes == 1 {
+            assert_eq!(wide.overflow_count(), list.len());
         }
         wide.warm_start(&mut bodies);
-        for (mode, use_bias) in [(BiasMode::Soft, true), (BiasMode::Relax, false)] {
-            for c in &mut overflow {
-                solve_contact(c, &mut bodies, ctx, mode);
-            }
+        for use_bias in [true, false] {
             wide.solve(&mut bodies, ctx, use_bias);
         }
-        for c in &mut overflow {
-            restitution_contact(c, &mut bodies, ctx);
-        }
         wide.apply_restitution(&mut bodies, ctx);
-        bodies
+        let mut impulses = Vec::new();
+        let mut eat = |batch_contacts: &[u32], points: [[f32; 3]; 2], l: usize| {
+            for (i, p) in points.iter().enumerate() {
+                impulses.push((batch_contacts[l], i, p.map(f32::to_bits)));
+            }
+        };
+        for_each_lane(&wide.overflow, &mut eat);
+        for_each_lane(&wide.batches4, &mut eat);
+        #[cfg(target_arch = "x86_64")]
+        for_each_lane(&wide.batches8, &mut eat);
+        impulses.sort_by_key(|&(contact, point, _)| (contact, point));
+        (bodies, impulses)
     }
 
-    /// Scalar, four-lane and (with AVX2) eight-lane contact paths on random constraints:
-    /// four and eight lanes agree bitwise (same operations lane by lane); the scalar kernel
-    /// groups a few sums differently (the separation from `adjusted_separation`, the
-    /// relative velocity), so it agrees within 1e-6 of the largest speed.
-    #[test]
-    fn scalar_four_and_eight_lane_contacts_agree() {
+    /// Every used lane of the batches: its contacts, its points' impulses, its lane.
+    fn for_each_lane<W: Wide>(
+        batches: &[ContactBatch<W>],
+        f: &mut impl FnMut(&[u32], [[f32; 3]; 2], usize),
+    ) {
+        for batch in batches {
+            for (l, &k) in batch.contacts.as_ref().iter().enumerate() {
+                if k != u32::MAX {
+                    let point = |p: &PointW<W>| {
+                        [
+                            p.normal_impulse.lane(l),
+                            p.tangent_impulse.lane(l),
+                            p.max_normal_impulse.lane(l),
+                        ]
+                    };
+                    f(
+                        batch.contacts.as_ref(),
+                        batch.points.each_ref().map(point),
+                        l,
+                    );
+                }
+            }
+        }
+    }
+
+    fn bits(bodies: &[SolverBody]) -> Vec<[u32; 3]> {
+        bodies
+            .iter()
+            .map(|b| [b.v.x.to_bits(), b.v.y.to_bits(), b.w.to_bits()])
+            .collect()
+    }
+
+    /// Random bodies (some resting on a grid of displacements) and constraints for `seed`,
+    /// one in three bouncy.
+    fn problem(seed: u32, ctx: &StepContext) -> (Vec<SolverBody>, Vec<ContactConstraint>) {
+        let mut rng = Rng(seed.wrapping_mul(0x85eb_ca6b) | 1);
+        // Up to three constraints per body: bodies shared across colours.
+        let body_count = 20 + rng.below(60);
+        let mut start = bodies(&mut rng, body_count);
+        for b in &mut start[1..] {
+            b.dp = grid(&mut rng, 0.05, 1024.0);
+            b.dq = Rot::IDENTITY;
+            b.d_angle = 0.0;
+        }
+        let count = 2 + rng.below(3 * body_count);
+        let list = constraints(&mut rng, &start, count, ctx);
+        (start, list)
+    }
+
+    fn soft_context() -> StepContext {
         let settings = SolverSettings {
             solver: SolverKind::SoftStep,
             ..SolverSettings::default()
         };
-        let ctx = StepContext::new(1.0 / 240.0, &settings);
-        for seed in 1..=20u32 {
-            let mut rng = Rng(seed.wrapping_mul(0x85eb_ca6b) | 1);
-            // Up to three constraints per body: bodies shared across colours.
-            let body_count = 20 + rng.below(60);
-            let mut start = bodies(&mut rng, body_count);
-            for b in &mut start[1..] {
-                b.dp = grid(&mut rng, 0.05, 1024.0);
-                b.dq = Rot::IDENTITY;
-                b.d_angle = 0.0;
+        StepContext::new(1.0 / 240.0, &settings)
+    }
+
+    /// One kernel: the one-lane, four-lane and (with AVX2) eight-lane paths give bitwise the
+    /// same bodies and accumulated impulses on random constraints (warm start, solve, relax,
+    /// restitution with bouncy and inelastic constraints sharing batches): lanes never
+    /// interact, constraints of one colour share no moving body, and a lane's restitution
+    /// does not depend on its neighbours.
+    #[test]
+    fn one_four_and_eight_lane_contacts_agree_bitwise() {
+        let ctx = soft_context();
+        let (mut batched, mut moved) = (0, 0);
+        for seed in 1..=24u32 {
+            let (start, list) = problem(seed, &ctx);
+            let one = run_wide(&list, &start, &ctx, 1);
+            assert_eq!(one.1.len(), 2 * list.len());
+            for lanes in [4, 8] {
+                let other = run_wide(&list, &start, &ctx, lanes);
+                assert_eq!(
+                    bits(&one.0),
+                    bits(&other.0),
+                    "seed {seed}: bodies, one vs {lanes} lanes"
+                );
+                assert_eq!(
+                    one.1, other.1,
+                    "seed {seed}: impulses, one vs {lanes} lanes"
+                );
             }
-            let count = 2 + rng.below(3 * body_count);
-            // Every constraint bouncy, or none: a batch with a bouncy lane runs the
-            // restitution pass on all its lanes (with `e = 0` on the others), where the
-            // scalar path skips a constraint without restitution, so mixed batches differ.
-            let restitution = if seed % 2 == 0 { 0.5 } else { 0.0 };
-            let list = constraints(&mut rng, &start, count, restitution, &ctx);
+            moved += one.0.iter().zip(&start).filter(|(a, b)| a.v != b.v).count();
+            let mut wide = WideContacts::default();
+            let pairs: Vec<(u32, u32)> = list
+                .iter()
+                .map(|c| (c.index_a as u32, c.index_b as u32))
+                .collect();
+            wide.build(&pairs, &start, |k| list[k]);
+            batched += list.len() - wide.overflow_count();
+        }
+        assert!(batched > 500, "only {batched} constraints in batches");
+        assert!(moved > 500, "only {moved} bodies moved");
+    }
+
+    /// The scalar kernel of `contact.rs` (soft mode, accumulated impulses) derives the same
+    /// constraint independently: it groups a few sums differently (the separation from
+    /// `adjusted_separation`, the relative velocity), so it agrees with the one kernel within
+    /// 1e-6 of the largest speed.
+    #[test]
+    fn scalar_kernel_agrees_with_the_lane_kernel() {
+        let ctx = soft_context();
+        for seed in 1..=20u32 {
+            let (start, list) = problem(seed, &ctx);
             let scalar = run_scalar(&list, &start, &ctx);
-            let four = run_wide(&list, &start, &ctx, true);
-            let eight = run_wide(&list, &start, &ctx, false);
+            let one = run_wide(&list, &start, &ctx, 1).0;
             // Relative to the problem's speeds: a body in dozens of constraints carries the
             // rounding of each, so a small velocity may differ by more than 1e-6 of itself.
             let scale = start
@@ -773,16 +944,11 @@ mod tests {
                 .chain(&scalar)
                 .map(|b| b.v.x.abs().max(b.v.y.abs()).max(b.w.abs()))
                 .fold(0.0f32, f32::max);
-            for (k, ((s, f), e)) in scalar.iter().zip(&four).zip(&eight).enumerate() {
-                assert_eq!(
-                    [f.v.x.to_bits(), f.v.y.to_bits(), f.w.to_bits()],
-                    [e.v.x.to_bits(), e.v.y.to_bits(), e.w.to_bits()],
-                    "seed {seed}, body {k}: four vs eight lanes"
-                );
+            for (k, (s, f)) in scalar.iter().zip(&one).enumerate() {
                 for (x, y) in [(s.v.x, f.v.x), (s.v.y, f.v.y), (s.w, f.w)] {
                     assert!(
                         (x - y).abs() <= 1e-6 * scale,
-                        "seed {seed}, body {k}: scalar {x} vs wide {y} (scale {scale})"
+                        "seed {seed}, body {k}: scalar {x} vs one lane {y} (scale {scale})"
                     );
                 }
             }

@@ -9,9 +9,10 @@
 //!
 //! The constraint families, each behind one stage interface (prepare, warm start, solve,
 //! restitution, store), owning its scalar and SIMD paths:
-//! - `contact`: `ContactSolver` and the scalar contact kernels: prepare, warm start, solve
-//!   (one point at a time or the 2x2 block solver), restitution, store impulses.
-//! - `contact_simd`: the soft step's contact batches, four or eight constraints at a time.
+//! - `contact`: `ContactSolver` and the classic solver's scalar contact kernels: prepare,
+//!   warm start, solve (one point at a time or the 2x2 block solver), restitution, store.
+//! - `contact_simd`: the soft step's contact kernel, one generic over the lane count
+//!   (`f32`, four, eight): the coloured contacts in batches with the one-lane overflow.
 //! - `joints`: `JointSolver`: every joint through `Joint`'s one `match`, and the soft step's
 //!   free revolute pins as compact rows.
 //! - `revolute_pin`: the revolute point constraint, one kernel generic over the lane count
@@ -22,7 +23,8 @@
 //! - `SolverBody` and `StepContext` (this file): what the iterations touch, and the
 //!   per-(sub)step constants.
 //! - `graph`: constraint graph colouring (which constraints may share a SIMD batch).
-//! - `wide`: `F32x4`, the four-lane SIMD word, and the `Wide` trait the batched kernels use.
+//! - `wide`: `F32x4`, the four-lane SIMD word, and the `Wide` trait the kernels use (`f32`
+//!   is its one-lane case).
 //! - `wide8`: `F32x8`, the eight-lane AVX2 word (x86_64, chosen at run time).
 //! - `softness`: the soft-constraint coefficients shared by soft contacts and joints.
 //!

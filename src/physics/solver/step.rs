@@ -26,7 +26,31 @@ use crate::physics::handle::Arena;
 use crate::physics::joint::Joint;
 use crate::physics::math::{Rot, Vec2};
 use crate::physics::settings::{SolverSettings, MAX_ROTATION_SPEED, MAX_TRANSLATION_SPEED};
-use crate::physics::world::StepStats;
+use crate::physics::world::{StepStats, World};
+
+/// How many constraints at a time the soft step's batched families (contacts and free
+/// revolute pins) solve. Every choice gives bitwise the same simulation (each constraint
+/// runs the same kernel, whatever the width: the tests compare them); only the speed
+/// differs. For measuring the SIMD speed-up and checking determinism.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Lanes {
+    /// Eight (AVX2) when the CPU has it, else four (SSE2, or the portable fallback off
+    /// x86_64). The default.
+    #[default]
+    Auto,
+    /// Four, even with AVX2.
+    Four,
+    /// One: every constraint through the one-lane path, in the batches' order.
+    One,
+}
+
+impl World {
+    /// Force the width of the soft step's constraint batches (see `Lanes`): the results
+    /// do not change, only the speed. The classic solver has no batches.
+    pub fn set_lanes(&mut self, lanes: Lanes) {
+        self.solver.set_lanes(lanes);
+    }
+}
 
 /// Where `World::step_until` stops inside a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +141,15 @@ impl StepSolver {
     #[inline]
     pub(crate) fn halted(&self) -> bool {
         self.halt.progress.halted
+    }
+
+    /// The width of the batched families' next builds (see `Lanes`).
+    pub(crate) fn set_lanes(&mut self, lanes: Lanes) {
+        let (one, four) = (lanes == Lanes::One, lanes == Lanes::Four);
+        self.contacts.wide.force_one_lane = one;
+        self.contacts.wide.force_four_lanes = four;
+        self.joints.pins.force_one_lane = one;
+        self.joints.pins.force_four_lanes = four;
     }
 
     /// Start timing a driver's stages.
@@ -483,6 +516,7 @@ pub(crate) fn cap_speeds(mut v: Vec2, w: f32) -> (Vec2, f32) {
 
 #[cfg(test)]
 mod tests {
+    use super::Lanes;
     use crate::physics::body::{BodyDef, BodyKind};
     use crate::physics::joint::JointDef;
     use crate::physics::math::Vec2;
@@ -491,13 +525,13 @@ mod tests {
     use crate::physics::world::World;
 
     /// A pyramid of 15 rows on a static box, soft step, sleeping off.
-    fn pyramid(four_lanes: bool) -> World {
+    fn pyramid(lanes: Lanes) -> World {
         let mut world = World::new(SolverSettings {
             solver: SolverKind::SoftStep,
             sleep: false,
             ..SolverSettings::default()
         });
-        world.solver.contacts.wide.force_four_lanes = four_lanes;
+        world.set_lanes(lanes);
         let ground = world
             .create_body(&BodyDef::fixed(Vec2::new(0.0, -1.0)))
             .unwrap();
@@ -521,7 +555,7 @@ mod tests {
     /// solver never recycles.
     #[test]
     fn resting_contacts_recycle_until_a_body_changes() {
-        let mut world = pyramid(false);
+        let mut world = pyramid(Lanes::Auto);
         let persisted = |w: &World| w.contacts().iter().filter(|c| c.cache().valid).count();
         for _ in 0..60 {
             world.step(1.0 / 60.0);
@@ -565,7 +599,7 @@ mod tests {
             .filter(|c| c.body_a() == top || c.body_b() == top)
             .all(|c| c.cache().valid || c.manifold().count == 0));
 
-        let mut classic = pyramid(false);
+        let mut classic = pyramid(Lanes::Auto);
         classic
             .set_settings(SolverSettings {
                 solver: SolverKind::Classic,
@@ -579,24 +613,31 @@ mod tests {
         assert_eq!(classic.stats().manifolds_reused, 0);
     }
 
-    /// The eight-lane (AVX2) and four-lane (SSE2) contact batches must give bitwise the
-    /// same step: lanes never interact and a colour's constraints share no moving body.
-    /// (On a CPU without AVX2 both runs are four wide and the test is trivially true.)
+    /// The one-lane path, the four-lane (SSE2) and the eight-lane (AVX2) contact batches
+    /// must give bitwise the same step: one kernel, lanes never interact and a colour's
+    /// constraints share no moving body. (On a CPU without AVX2 the eight-lane run is four
+    /// wide.)
     #[test]
-    fn eight_and_four_lane_contact_batches_step_identically() {
-        let mut eight = pyramid(false);
-        let mut four = pyramid(true);
+    fn one_four_and_eight_lane_contact_batches_step_identically() {
+        let mut worlds = [Lanes::Auto, Lanes::Four, Lanes::One].map(pyramid);
         for _ in 0..120 {
-            eight.step(1.0 / 60.0);
-            four.step(1.0 / 60.0);
+            for w in &mut worlds {
+                w.step(1.0 / 60.0);
+            }
         }
-        assert!(eight.stats().contacts > 100);
-        assert_eq!(eight.state_hash(), four.state_hash());
+        assert!(worlds[0].stats().contacts > 100);
+        assert_eq!(
+            worlds[2].solver.contacts.wide.overflow_count(),
+            worlds[2].stats().contacts
+        );
+        let hashes = worlds.each_ref().map(|w| w.state_hash());
+        assert_eq!(hashes[0], hashes[1], "eight vs four lanes");
+        assert_eq!(hashes[0], hashes[2], "eight lanes vs one");
     }
 
     /// A 12 x 12 grid of circles pinned to their neighbours above and to the left, hanging
     /// from two static bodies, soft step.
-    fn joint_grid(four_lanes: bool) -> World {
+    fn joint_grid(lanes: Lanes) -> World {
         use crate::physics::joint::RevoluteJointDef;
         use crate::physics::shape::Circle;
         let mut world = World::new(SolverSettings {
@@ -604,7 +645,7 @@ mod tests {
             sleep: false,
             ..SolverSettings::default()
         });
-        world.solver.joints.pins.force_four_lanes = four_lanes;
+        world.set_lanes(lanes);
         let n = 12;
         let mut grid = Vec::new();
         for i in 0..n {
@@ -645,16 +686,19 @@ mod tests {
         world
     }
 
-    /// As above for the free revolute pins' batches.
+    /// As above for the free revolute pins' batches (and the balls' contacts).
     #[test]
-    fn eight_and_four_lane_revolute_batches_step_identically() {
-        let mut eight = joint_grid(false);
-        let mut four = joint_grid(true);
+    fn one_four_and_eight_lane_revolute_batches_step_identically() {
+        let mut worlds = [Lanes::Auto, Lanes::Four, Lanes::One].map(joint_grid);
         for _ in 0..120 {
-            eight.step(1.0 / 60.0);
-            four.step(1.0 / 60.0);
+            for w in &mut worlds {
+                w.step(1.0 / 60.0);
+            }
         }
-        assert!(eight.solver.joints.pins.batched_count() > 200);
-        assert_eq!(eight.state_hash(), four.state_hash());
+        assert!(worlds[0].solver.joints.pins.batched_count() > 200);
+        assert_eq!(worlds[2].solver.joints.pins.batched_count(), 0);
+        let hashes = worlds.each_ref().map(|w| w.state_hash());
+        assert_eq!(hashes[0], hashes[1], "eight vs four lanes");
+        assert_eq!(hashes[0], hashes[2], "eight lanes vs one");
     }
 }
