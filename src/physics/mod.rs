@@ -66,8 +66,8 @@ pub use query::RayHit;
 pub use settings::{SolverKind, SolverSettings};
 pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, Shape, ShapeDef};
 pub use snapshot::BodyState;
-pub use solver::step::{HaltPoint, StepProgress};
 pub use solver::step::Lanes;
+pub use solver::step::{HaltPoint, StepProgress};
 pub use world::{StepStats, World};
 
 /// Handle of a body in a `World`.
