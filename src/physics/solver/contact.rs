@@ -35,6 +35,7 @@ use crate::physics::contact::Contact;
 use crate::physics::handle::Arena;
 use crate::physics::math::{cross, cross_sv, Vec2};
 use crate::physics::settings::SolverKind;
+use crate::physics::threads::Threads;
 
 /// Largest condition number the 2x2 block accepts before it falls back to one point at a
 /// time (Box2D v2's `k_maxConditionNumber`).
@@ -166,28 +167,45 @@ impl ContactSolver {
     }
 
     /// Warm start: apply last step's impulses (only while impulses are accumulated).
-    pub(crate) fn warm_start(&self, bodies: &mut [SolverBody], ctx: &StepContext) {
+    pub(crate) fn warm_start(
+        &self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        threads: &Threads,
+    ) {
         if ctx.warm_starting() && ctx.settings.accumulate_impulses {
             warm_start_contacts(&self.scalar, bodies);
             if self.use_wide {
-                self.wide.warm_start(bodies);
+                self.wide.warm_start(bodies, threads);
             }
         }
     }
 
     /// One iteration over every constraint, with the velocity target of `mode`.
-    pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, mode: BiasMode) {
+    pub(crate) fn solve(
+        &mut self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        mode: BiasMode,
+        threads: &Threads,
+    ) {
         solve_contacts(&mut self.scalar, bodies, ctx, mode);
         if self.use_wide {
-            self.wide.solve(bodies, ctx, mode == BiasMode::Soft);
+            self.wide
+                .solve(bodies, ctx, mode == BiasMode::Soft, threads);
         }
     }
 
     /// Restitution, after the last iteration.
-    pub(crate) fn restitution(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
+    pub(crate) fn restitution(
+        &mut self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        threads: &Threads,
+    ) {
         apply_restitution(&mut self.scalar, bodies, ctx);
         if self.use_wide {
-            self.wide.apply_restitution(bodies, ctx);
+            self.wide.apply_restitution(bodies, ctx, threads);
         }
     }
 

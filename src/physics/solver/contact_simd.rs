@@ -47,6 +47,7 @@ use super::wide::{F32x4, Vec2W, Wide};
 use super::wide8::{avx2_available, F32x8};
 use super::{SolverBody, StepContext};
 use crate::physics::contact::Contact;
+use crate::physics::threads::Threads;
 
 /// One point of a batch of contact constraints.
 #[derive(Clone, Copy, Debug)]
@@ -68,6 +69,10 @@ struct PointW<W> {
 pub struct ContactBatch<W: Wide> {
     index_a: W::Index,
     index_b: W::Index,
+    /// Where each lane's bodies are written back: the index, or 0 (not written) for a
+    /// fixed body, which several lanes and threads may share (`threads.rs`).
+    store_a: W::Index,
+    store_b: W::Index,
     normal: Vec2W<W>,
     friction: W,
     restitution: W,
@@ -91,6 +96,8 @@ impl<W: Wide> ContactBatch<W> {
         ContactBatch {
             index_a: W::index_splat(0),
             index_b: W::index_splat(0),
+            store_a: W::index_splat(0),
+            store_b: W::index_splat(0),
             normal: Vec2W::ZERO,
             friction: W::ZERO,
             restitution: W::ZERO,
@@ -189,6 +196,17 @@ pub(super) fn scatter<W: Wide>(bodies: &mut [SolverBody], index: &W::Index, body
     };
 }
 
+/// Where a lane writes body `index` back: 0 (nowhere) for a body that cannot move, whose
+/// velocity a constraint never changes; it may sit in lanes of several threads.
+#[inline]
+pub(super) fn store_index(index: usize, body: &SolverBody) -> u32 {
+    if body.inv_mass == 0.0 && body.inv_inertia == 0.0 {
+        0
+    } else {
+        index as u32
+    }
+}
+
 /// `v_b + w_b x r_b - v_a - w_a x r_a`.
 #[inline(always)]
 fn relative_velocity<W: Wide>(
@@ -231,6 +249,8 @@ impl<W: Wide> ContactBatch<W> {
         set(&mut self.mass_scale, l, c.softness.mass_scale);
         set(&mut self.impulse_scale, l, c.softness.impulse_scale);
         let (body_a, body_b) = (&bodies[c.index_a], &bodies[c.index_b]);
+        self.store_a.as_mut()[l] = store_index(c.index_a, body_a);
+        self.store_b.as_mut()[l] = store_index(c.index_b, body_b);
         set(&mut self.inv_mass_a, l, body_a.inv_mass);
         set(&mut self.inv_inertia_a, l, body_a.inv_inertia);
         set(&mut self.inv_mass_b, l, body_b.inv_mass);
@@ -266,6 +286,8 @@ pub struct WideContacts {
     /// Eight-wide batches (AVX2).
     #[cfg(target_arch = "x86_64")]
     batches8: Vec<ContactBatch<F32x8>>,
+    /// Batches of colour `c`: `starts[c]..starts[c + 1]` (non-empty colours only).
+    starts: Vec<usize>,
     /// This step's batches are `batches8` (never set off x86_64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     eight: bool,
@@ -295,11 +317,23 @@ impl WideContacts {
             self.batches8.clear();
             if !self.force_four_lanes && avx2_available() {
                 self.eight = true;
-                fill(&self.graph, &mut self.batches8, bodies, prepare);
+                fill(
+                    &self.graph,
+                    &mut self.batches8,
+                    &mut self.starts,
+                    bodies,
+                    prepare,
+                );
                 return;
             }
         }
-        fill(&self.graph, &mut self.batches4, bodies, prepare);
+        fill(
+            &self.graph,
+            &mut self.batches4,
+            &mut self.starts,
+            bodies,
+            prepare,
+        );
     }
 
     /// Positions in `pairs` of the constraints the scalar solver handles (ascending).
@@ -307,39 +341,63 @@ impl WideContacts {
         &self.graph.overflow
     }
 
-    /// Apply the accumulated impulses (warm start).
-    pub fn warm_start(&self, bodies: &mut [SolverBody]) {
+    /// Apply the accumulated impulses (warm start), colour by colour across `threads`.
+    pub(crate) fn warm_start(&self, bodies: &mut [SolverBody], threads: &Threads) {
+        let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            // SAFETY: `eight` is only set when `avx2_available()`.
-            unsafe { avx2::warm_start(&self.batches8, bodies) };
+            threads.by_colour_ref(&self.batches8, starts, bodies, |batches, bodies| {
+                // SAFETY: `eight` is only set when `avx2_available()`.
+                unsafe { avx2::warm_start(batches, bodies) }
+            });
             return;
         }
-        warm_start(&self.batches4, bodies);
+        threads.by_colour_ref(&self.batches4, starts, bodies, warm_start);
     }
 
     /// One pass over every batch: the solve pass (`use_bias`: soft push-out) or the relax
-    /// pass (rigid, speculative only).
-    pub fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
+    /// pass (rigid, speculative only), colour by colour across `threads`.
+    pub(crate) fn solve(
+        &mut self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        use_bias: bool,
+        threads: &Threads,
+    ) {
+        let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            // SAFETY: `eight` is only set when `avx2_available()`.
-            unsafe { avx2::solve(&mut self.batches8, bodies, ctx, use_bias) };
+            threads.by_colour(&mut self.batches8, starts, bodies, |batches, bodies| {
+                // SAFETY: `eight` is only set when `avx2_available()`.
+                unsafe { avx2::solve(batches, bodies, ctx, use_bias) }
+            });
             return;
         }
-        solve(&mut self.batches4, bodies, ctx, use_bias);
+        threads.by_colour(&mut self.batches4, starts, bodies, |batches, bodies| {
+            solve(batches, bodies, ctx, use_bias)
+        });
     }
 
     /// Restitution: points that approached faster than the threshold and carried load
     /// leave at `e` times their approach speed (as `contact::apply_restitution`).
-    pub fn apply_restitution(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
+    pub(crate) fn apply_restitution(
+        &mut self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        threads: &Threads,
+    ) {
+        let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            // SAFETY: `eight` is only set when `avx2_available()`.
-            unsafe { avx2::apply_restitution(&mut self.batches8, bodies, ctx) };
+            threads.by_colour(&mut self.batches8, starts, bodies, |batches, bodies| {
+                // SAFETY: `eight` is only set when `avx2_available()`.
+                unsafe { avx2::apply_restitution(batches, bodies, ctx) }
+            });
             return;
         }
-        apply_restitution(&mut self.batches4, bodies, ctx);
+        threads.by_colour(&mut self.batches4, starts, bodies, |batches, bodies| {
+            apply_restitution(batches, bodies, ctx)
+        });
     }
 
     /// Copy the accumulated impulses to the contacts for the next warm start.
@@ -390,14 +448,19 @@ mod avx2 {
     }
 }
 
-/// Cut every colour into batches of `W::LANES` and prepare each constraint into its lane.
+/// Cut every colour into batches of `W::LANES` and prepare each constraint into its lane;
+/// `starts` gets the first batch of each non-empty colour, then the batch count.
 fn fill<W: Wide>(
     graph: &ConstraintGraph,
     batches: &mut Vec<ContactBatch<W>>,
+    starts: &mut Vec<usize>,
     bodies: &[SolverBody],
     mut prepare: impl FnMut(usize) -> ContactConstraint,
 ) {
-    for list in &graph.colors {
+    starts.clear();
+    starts.push(0);
+    for list in graph.colors.iter().filter(|list| !list.is_empty()) {
+        starts.push(batches.len() + list.len().div_ceil(W::LANES));
         for chunk in list.chunks(W::LANES) {
             let mut batch = ContactBatch::empty();
             for (l, &k) in chunk.iter().enumerate() {
@@ -423,8 +486,8 @@ fn warm_start<W: Wide>(batches: &[ContactBatch<W>], bodies: &mut [SolverBody]) {
             };
             batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
         }
-        scatter(bodies, &batch.index_a, &a);
-        scatter(bodies, &batch.index_b, &b);
+        scatter(bodies, &batch.store_a, &a);
+        scatter(bodies, &batch.store_b, &b);
     }
 }
 
@@ -507,8 +570,8 @@ fn solve<W: Wide>(
             batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
         }
 
-        scatter(bodies, &batch.index_a, &a);
-        scatter(bodies, &batch.index_b, &b);
+        scatter(bodies, &batch.store_a, &a);
+        scatter(bodies, &batch.store_b, &b);
     }
 }
 
@@ -555,8 +618,8 @@ fn apply_restitution<W: Wide>(
             };
             batch.apply(&mut a, &mut b, p.r_a, p.r_b, impulse);
         }
-        scatter(bodies, &batch.index_a, &a);
-        scatter(bodies, &batch.index_b, &b);
+        scatter(bodies, &batch.store_a, &a);
+        scatter(bodies, &batch.store_b, &b);
     }
 }
 
@@ -717,17 +780,18 @@ mod tests {
         for c in &overflow {
             warm_start_contact(c, &mut bodies);
         }
-        wide.warm_start(&mut bodies);
+        let threads = Threads::default();
+        wide.warm_start(&mut bodies, &threads);
         for (mode, use_bias) in [(BiasMode::Soft, true), (BiasMode::Relax, false)] {
             for c in &mut overflow {
                 solve_contact(c, &mut bodies, ctx, mode);
             }
-            wide.solve(&mut bodies, ctx, use_bias);
+            wide.solve(&mut bodies, ctx, use_bias, &threads);
         }
         for c in &mut overflow {
             restitution_contact(c, &mut bodies, ctx);
         }
-        wide.apply_restitution(&mut bodies, ctx);
+        wide.apply_restitution(&mut bodies, ctx, &threads);
         bodies
     }
 

@@ -17,6 +17,7 @@ use crate::physics::handle::Arena;
 use crate::physics::joint::Joint;
 use crate::physics::math::{Rot, Vec2};
 use crate::physics::settings::{SolverSettings, MAX_ROTATION_SPEED, MAX_TRANSLATION_SPEED};
+use crate::physics::threads::Threads;
 use crate::physics::world::StepStats;
 
 /// What of the world the solver stages read and write.
@@ -42,6 +43,8 @@ pub(crate) struct StepSolver {
     pub(crate) record_residuals: bool,
     pub(crate) residuals: Vec<f32>,
     residual_scratch: Vec<(Vec2, f32)>,
+    /// The world's worker threads (the colour-by-colour solve).
+    pub(crate) threads: Threads,
     /// Time spent in `integrate_positions` since `start_clock`.
     integrate_time: Duration,
 }
@@ -110,8 +113,10 @@ impl StepSolver {
 
     /// Apply last step's impulses: joints, then contacts.
     pub(crate) fn warm_start(&mut self, world: &mut StepWorld, ctx: &StepContext) {
-        self.joints.warm_start(world.joints, &mut self.bodies, ctx);
-        self.contacts.warm_start(&mut self.bodies, ctx);
+        self.joints
+            .warm_start(world.joints, &mut self.bodies, ctx, &self.threads);
+        self.contacts
+            .warm_start(&mut self.bodies, ctx, &self.threads);
     }
 
     /// One pass over joints then contacts, recording the iteration's residual when asked
@@ -140,8 +145,9 @@ impl StepSolver {
     fn iterate_once(&mut self, world: &mut StepWorld, ctx: &StepContext, mode: BiasMode) {
         let use_bias = mode != BiasMode::Relax;
         self.joints
-            .solve(world.joints, &mut self.bodies, ctx, use_bias);
-        self.contacts.solve(&mut self.bodies, ctx, mode);
+            .solve(world.joints, &mut self.bodies, ctx, use_bias, &self.threads);
+        self.contacts
+            .solve(&mut self.bodies, ctx, mode, &self.threads);
     }
 
     /// Move bodies by their velocities (speeds clamped to the engine limits).
@@ -184,7 +190,8 @@ impl StepSolver {
 
     /// Restitution, after the last iteration.
     pub(crate) fn restitution(&mut self, ctx: &StepContext) {
-        self.contacts.restitution(&mut self.bodies, ctx);
+        self.contacts
+            .restitution(&mut self.bodies, ctx, &self.threads);
     }
 
     /// Accumulated contact impulses back to the contacts for the next warm start.
