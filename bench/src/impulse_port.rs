@@ -138,7 +138,25 @@ fn add_body(world: &mut World, b: &BodySpec) -> Result<BodyHandle, BuildError> {
 }
 
 pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError> {
+    build_with_threads(spec, solver, 1)
+}
+
+/// As `build`, stepping on `threads` threads (the results are the same for any count).
+pub fn build_with_threads(
+    spec: &SceneSpec,
+    solver: Solver,
+    threads: usize,
+) -> Result<ImpulseSim, BuildError> {
     let mut world = World::new(settings(solver));
+    world
+        .set_thread_count(threads)
+        .map_err(|e| BuildError::Failed(e.to_string()))?;
+    if world.thread_count() != threads {
+        return Err(BuildError::Failed(format!(
+            "{threads} threads asked, {} given (the `parallel` feature is off)",
+            world.thread_count()
+        )));
+    }
     let mut bodies = Vec::with_capacity(spec.bodies.len());
     for b in &spec.bodies {
         bodies.push(add_body(&mut world, b)?);

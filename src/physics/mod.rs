@@ -20,7 +20,7 @@
 //! - [`solver`]: the step's stages and the solvers (classic sequential impulses with the
 //!   block solver; the soft step), each constraint family with its scalar and SIMD paths.
 //! - [`joint`]: one file per joint type, dispatched by one `match`.
-//! - `threads`: the world's worker threads (feature `parallel`): the narrow phase and the
+//! - [`threads`]: the world's worker threads (feature `parallel`): the narrow phase and the
 //!   colour-by-colour solve split across threads, results identical for any count.
 //! - [`world`]: `World` owns everything: create, destroy, accessors, step.
 //! - [`query`]: point, box and ray queries, shape distance.
@@ -42,7 +42,7 @@ pub mod settings;
 pub mod shape;
 pub mod snapshot;
 pub mod solver;
-pub(crate) mod threads;
+pub mod threads;
 pub mod world;
 
 pub use body::{Body, BodyDef, BodyKind};
