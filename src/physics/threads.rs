@@ -7,9 +7,9 @@
 //!   the bodies to wake are gathered afterwards, in contact order, on one thread.
 //! - The solve splits only the batches of one colour across threads. Constraints of one
 //!   colour share no moving body (`solver/graph.rs`), so each batch reads and writes the
-//!   same velocities whichever thread runs it and in whatever order; all threads wait at a
-//!   barrier before the next colour, which sees every impulse of the colours before it,
-//!   exactly as the one-thread loop does. Fixed bodies (the shared static body 0,
+//!   same velocities whichever thread runs it and in whatever order; no block of the next
+//!   colour starts before every block of this one is done, so it sees every impulse of the
+//!   colours before it, exactly as the one-thread loop does. Fixed bodies (the shared static body 0,
 //!   kinematic bodies) may appear in batches of several threads: they are only read, never
 //!   written back (`contact_simd::scatter` skips them).
 //! - No float is summed across threads.
@@ -26,8 +26,8 @@ use super::solver::SolverBody;
 /// The most threads a world may be given.
 pub const MAX_THREADS: usize = 64;
 
-/// A colour with fewer batches per thread than this is not split (the barrier costs more
-/// than the batches); the result is the same either way.
+/// Fewer batches per thread than this in all are solved on the caller alone (waking the
+/// team costs more than the batches); the result is the same either way.
 const MIN_BATCHES_PER_THREAD: usize = 4;
 
 /// The worker threads of one world: a count and, with the `parallel` feature and more than
@@ -50,8 +50,8 @@ impl fmt::Debug for Threads {
 }
 
 impl Threads {
-    /// `count` threads (1: the serial path). Errors outside `1..=MAX_THREADS`, or when the
-    /// operating system refuses the threads.
+    /// `count` threads (1: the serial path): the caller and a pool of `count - 1`. Errors
+    /// outside `1..=MAX_THREADS`, or when the operating system refuses the threads.
     pub(crate) fn new(count: usize) -> PhysicsResult<Threads> {
         if !(1..=MAX_THREADS).contains(&count) {
             return Err(PhysicsError::new(
@@ -63,8 +63,8 @@ impl Threads {
         {
             let pool = if count > 1 {
                 let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(count)
-                    .thread_name(|i| format!("impulse-worker-{i}"))
+                    .num_threads(count - 1)
+                    .thread_name(|i| format!("impulse-worker-{}", i + 1))
                     .build()
                     .map_err(|e| {
                         PhysicsError::new("threads", format!("could not start {count}: {e}"))
@@ -91,12 +91,12 @@ impl Threads {
     pub(crate) fn count(&self) -> usize {
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
-            return pool.current_num_threads();
+            return pool.current_num_threads() + 1;
         }
         1
     }
 
-    /// `out[i] = f(&mut items[i])` for every `i`, in chunks across the threads.
+    /// `out[i] = f(&mut items[i])` for every `i`, in chunks the threads claim one at a time.
     pub(crate) fn map_mut<T: Send, U: Send>(
         &self,
         items: &mut [T],
@@ -106,19 +106,25 @@ impl Threads {
         assert_eq!(items.len(), out.len(), "one output per item");
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
-            use rayon::prelude::*;
-            // A few chunks per thread, so a thread with expensive pairs does not hold the
-            // others up.
-            let chunk = items.len().div_ceil(4 * pool.current_num_threads()).max(16);
-            pool.install(|| {
-                items
-                    .par_chunks_mut(chunk)
-                    .zip(out.par_chunks_mut(chunk))
-                    .for_each(|(items, out)| {
-                        for (item, o) in items.iter_mut().zip(out) {
-                            *o = f(item);
-                        }
-                    })
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            let len = items.len();
+            // Several chunks per thread, so a thread with expensive pairs, or one the
+            // operating system parks, does not hold the others up.
+            let chunk = len.div_ceil(8 * self.count()).max(16);
+            let chunks = len.div_ceil(chunk);
+            let next = AtomicUsize::new(0);
+            let (items, out) = (SharedSlice::new(items), SharedSlice::new(out));
+            team(pool, &|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= chunks {
+                    break;
+                }
+                let range = k * chunk..((k + 1) * chunk).min(len);
+                // SAFETY: each chunk index is claimed by exactly one thread.
+                let (items, out) = unsafe { (items.slice(range.clone()), out.slice(range)) };
+                for (item, o) in items.iter_mut().zip(out) {
+                    *o = f(item);
+                }
             });
             return;
         }
@@ -129,8 +135,9 @@ impl Threads {
 
     /// Run `kernel` over the batches colour by colour: `starts[c]..starts[c + 1]` are the
     /// batches of colour `c` (batches are stored colour after colour). One thread: one call
-    /// over every batch, in order. More: each colour's batches are cut into one contiguous
-    /// range per thread, and all threads finish a colour before any starts the next.
+    /// over every batch, in order. More: each colour's batches are cut into blocks that the
+    /// threads claim one at a time, and no block of a colour starts before every block of
+    /// the colour before it is done (`for_each_block`).
     ///
     /// The caller promises that batches of one colour share no moving body and that the
     /// kernel writes no fixed body (see the module docs): that is what makes the shared
@@ -143,30 +150,27 @@ impl Threads {
         kernel: impl Fn(&mut [T], &mut [SolverBody]) + Sync,
     ) {
         let threads = self.count();
-        if threads == 1 || batches.len() < MIN_BATCHES_PER_THREAD * threads {
+        if threads == 1
+            || batches.len() < MIN_BATCHES_PER_THREAD * threads
+            || starts.len() > MAX_COLOURS + 1
+        {
             kernel(batches, bodies);
             return;
         }
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
-            debug_assert_eq!(starts.last().copied(), Some(batches.len()));
+            assert_eq!(starts.last().copied(), Some(batches.len()));
             let shared_batches = SharedSlice::new(batches);
             let shared_bodies = SharedSlice::new(bodies);
-            let barrier = SpinBarrier::new(threads);
-            pool.broadcast(|ctx| {
-                let (t, n) = (ctx.index(), ctx.num_threads());
-                for_each_share(starts, t, n, &barrier, |range| {
-                    // SAFETY: the threads' ranges of one colour are disjoint, so each batch
-                    // is borrowed by one thread; the batches of one colour share no moving
-                    // body and fixed bodies are never written, so no body is written by one
-                    // thread while another reads or writes it. The barriers order one
-                    // colour's writes before the next colour's reads.
-                    unsafe { kernel(shared_batches.slice(range), shared_bodies.all()) };
-                });
+            for_each_block(pool, starts, threads, &|range| {
+                // SAFETY: each block is claimed by exactly one thread, so each batch is
+                // borrowed once; the batches of one colour share no moving body and fixed
+                // bodies are never written, so no body is written by one thread while
+                // another reads or writes it; a colour starts after the one before is done.
+                unsafe { kernel(shared_batches.slice(range), shared_bodies.all()) };
             });
             return;
         }
-        let _ = starts;
         kernel(batches, bodies);
     }
 
@@ -179,65 +183,98 @@ impl Threads {
         kernel: impl Fn(&[T], &mut [SolverBody]) + Sync,
     ) {
         let threads = self.count();
-        if threads == 1 || batches.len() < MIN_BATCHES_PER_THREAD * threads {
+        if threads == 1
+            || batches.len() < MIN_BATCHES_PER_THREAD * threads
+            || starts.len() > MAX_COLOURS + 1
+        {
             kernel(batches, bodies);
             return;
         }
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
+            assert_eq!(starts.last().copied(), Some(batches.len()));
             let shared_bodies = SharedSlice::new(bodies);
-            let barrier = SpinBarrier::new(threads);
-            pool.broadcast(|ctx| {
-                let (t, n) = (ctx.index(), ctx.num_threads());
-                for_each_share(starts, t, n, &barrier, |range| {
-                    // SAFETY: as in `by_colour`.
-                    unsafe { kernel(&batches[range], shared_bodies.all()) };
-                });
+            for_each_block(pool, starts, threads, &|range| {
+                // SAFETY: as in `by_colour`.
+                unsafe { kernel(&batches[range], shared_bodies.all()) };
             });
             return;
         }
-        let _ = starts;
         kernel(batches, bodies);
     }
 }
 
-/// Thread `t` of `n`: run `f` on its share of each colour's batches, colour after colour.
-/// A colour too small to split runs on thread 0 alone; the threads meet at `barrier`
-/// between two colours unless both ran on thread 0 alone (one thread, in order). After the
-/// last colour no barrier: `broadcast` returns when every thread is done.
+/// Most colours `by_colour` splits (more run on one thread; the graph has 24).
+const MAX_COLOURS: usize = 32;
+
+/// Run `work` on the caller and on every thread of `pool` at once; return when all are done.
 #[cfg(feature = "parallel")]
-fn for_each_share(
-    starts: &[usize],
-    t: usize,
-    n: usize,
-    barrier: &SpinBarrier,
-    mut f: impl FnMut(Range<usize>),
-) {
-    let split = |c: usize| starts[c + 1] - starts[c] >= MIN_BATCHES_PER_THREAD * n;
-    let colours = starts.len().saturating_sub(1);
-    for c in 0..colours {
-        let range = if split(c) {
-            let part = share(starts[c + 1] - starts[c], t, n);
-            starts[c] + part.start..starts[c] + part.end
-        } else if t == 0 {
-            starts[c]..starts[c + 1]
-        } else {
-            0..0
-        };
-        if !range.is_empty() {
-            f(range);
+fn team(pool: &rayon::ThreadPool, work: &(impl Fn() + Sync)) {
+    pool.in_place_scope(|scope| {
+        for _ in 0..pool.current_num_threads() {
+            scope.spawn(|_| work());
         }
-        if c + 1 < colours && (split(c) || split(c + 1)) {
-            barrier.wait();
-        }
-    }
+        work();
+    });
 }
 
-/// Thread `t` of `n`'s share of `0..len`: contiguous, the shares in thread order.
-#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
-fn share(len: usize, t: usize, n: usize) -> Range<usize> {
-    len * t / n..len * (t + 1) / n
+/// Run `f` on every block of every colour across the team: colour `c`'s batches
+/// `starts[c]..starts[c + 1]` are cut into blocks (a few per thread) that the threads claim
+/// with an atomic counter; a thread starts on colour `c` only once every block of colour
+/// `c - 1` is done. No thread waits for another to *arrive* anywhere, only for claimed work
+/// to finish, so a thread the operating system parks holds nothing up unless it holds a
+/// block. (A block's writes are published by the release increment of `done`, which the
+/// next colour's threads acquire.)
+#[cfg(feature = "parallel")]
+fn for_each_block(
+    pool: &rayon::ThreadPool,
+    starts: &[usize],
+    threads: usize,
+    f: &(impl Fn(Range<usize>) + Sync),
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let colours = starts.len().saturating_sub(1);
+    debug_assert!(colours <= MAX_COLOURS);
+    // (block size, block count) of colour `c`.
+    let blocks = |c: usize| {
+        let len = starts[c + 1] - starts[c];
+        let size = len.div_ceil(BLOCKS_PER_THREAD * threads).max(1);
+        (size, len.div_ceil(size))
+    };
+    let claimed: [AtomicUsize; MAX_COLOURS] = std::array::from_fn(|_| AtomicUsize::new(0));
+    let done: [AtomicUsize; MAX_COLOURS] = std::array::from_fn(|_| AtomicUsize::new(0));
+    team(pool, &|| {
+        for c in 0..colours {
+            if c > 0 {
+                let (_, before) = blocks(c - 1);
+                let mut spins = 0u32;
+                while done[c - 1].load(Ordering::Acquire) < before {
+                    if spins < 1000 {
+                        std::hint::spin_loop();
+                        spins += 1;
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+            }
+            let (size, count) = blocks(c);
+            loop {
+                let k = claimed[c].fetch_add(1, Ordering::Relaxed);
+                if k >= count {
+                    break;
+                }
+                let start = starts[c] + k * size;
+                f(start..(start + size).min(starts[c + 1]));
+                done[c].fetch_add(1, Ordering::Release);
+            }
+        }
+    });
 }
+
+/// Blocks per thread and colour: enough that a slow thread's share is taken over by the
+/// others, few enough that claiming stays cheap.
+#[cfg(feature = "parallel")]
+const BLOCKS_PER_THREAD: usize = 4;
 
 /// A slice handed to several threads, which promise to touch disjoint parts.
 #[cfg(feature = "parallel")]
@@ -278,47 +315,6 @@ impl<T> SharedSlice<T> {
     }
 }
 
-/// A barrier for the threads of one `broadcast`: spins briefly, then yields (more threads
-/// than cores must still make progress).
-#[cfg(feature = "parallel")]
-struct SpinBarrier {
-    threads: usize,
-    arrived: std::sync::atomic::AtomicUsize,
-    generation: std::sync::atomic::AtomicUsize,
-}
-
-#[cfg(feature = "parallel")]
-impl SpinBarrier {
-    fn new(threads: usize) -> SpinBarrier {
-        SpinBarrier {
-            threads,
-            arrived: std::sync::atomic::AtomicUsize::new(0),
-            generation: std::sync::atomic::AtomicUsize::new(0),
-        }
-    }
-
-    /// Wait until every thread has arrived. Everything a thread wrote before `wait` is
-    /// visible to every thread after it.
-    fn wait(&self) {
-        use std::sync::atomic::Ordering;
-        let generation = self.generation.load(Ordering::Acquire);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
-            self.arrived.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::Release);
-            return;
-        }
-        let mut spins = 0u32;
-        while self.generation.load(Ordering::Acquire) == generation {
-            if spins < 2000 {
-                std::hint::spin_loop();
-                spins += 1;
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,28 +333,12 @@ mod tests {
         assert_eq!(four.count(), expected);
     }
 
-    #[test]
-    fn shares_cover_the_range_in_order() {
-        for len in [0, 1, 7, 64, 101] {
-            for n in 1..6 {
-                let mut next = 0;
-                for t in 0..n {
-                    let r = share(len, t, n);
-                    assert_eq!(r.start, next);
-                    next = r.end;
-                }
-                assert_eq!(next, len);
-            }
-        }
-    }
-
     /// Every colour's batches run exactly once, and a colour only after every batch of
     /// the colour before it (each batch records the colours finished when it ran).
     #[test]
     fn by_colour_runs_each_batch_once_after_the_colours_before() {
         use std::sync::atomic::{AtomicUsize, Ordering};
-        // Colours of 40, 1, 2, 77 and 80 batches: two small ones in a row (thread 0 alone,
-        // no barrier between them).
+        // Colours of 40, 1, 2, 77 and 80 batches: two small ones in a row.
         let starts = [0usize, 40, 41, 43, 120, 200];
         for count in [1, 2, 4] {
             let threads = Threads::new(count).unwrap();
@@ -379,6 +359,28 @@ mod tests {
             for &(colour, before, runs) in &batches {
                 assert_eq!(runs, 1, "{count} threads");
                 assert_eq!(before, starts[colour], "{count} threads, colour {colour}");
+            }
+        }
+    }
+
+    #[test]
+    fn map_mut_maps_every_item_once_into_its_slot() {
+        for count in [1, 2, 3] {
+            let threads = Threads::new(count).unwrap();
+            for len in [0, 1, 15, 16, 17, 1000] {
+                let mut items: Vec<u32> = (0..len).collect();
+                let mut out = vec![0u64; len as usize];
+                threads.map_mut(&mut items, &mut out, |x| {
+                    *x += 1;
+                    u64::from(*x) * 3
+                });
+                for (i, (&x, &o)) in items.iter().zip(&out).enumerate() {
+                    assert_eq!(
+                        (x, o),
+                        (i as u32 + 1, 3 * (i as u64 + 1)),
+                        "{count} threads"
+                    );
+                }
             }
         }
     }
