@@ -189,7 +189,9 @@ fn create_joint(
             if let Some(m) = motor {
                 def.enable_motor = true;
                 def.motor_speed = m.speed;
-                def.max_motor_torque = m.max_torque;
+                // Box2D's spinner asks for an unlimited torque (FLT_MAX); Impulse refuses
+                // torques past its documented range, whose top (1e12 N m) never binds here.
+                def.max_motor_torque = m.max_torque.min(impulse::physics::limits::TORQUE.max);
             }
             if let Some((lower, upper)) = limit {
                 def.enable_limit = true;
