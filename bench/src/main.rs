@@ -829,15 +829,16 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
     );
     let _ = writeln!(
         out,
-        "| scene | Impulse | Box2D SSE2 | Box2D AVX2 | Box2D AVX2 2w | Rapier | Box2D reference |"
+        "| scene | Impulse | Impulse 2t | Box2D SSE2 | Box2D AVX2 | Box2D AVX2 2w | Rapier | Box2D reference |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
     for r in results {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             r.spec_name,
             r.end_text(Engine::Impulse),
+            r.end_text(Engine::ImpulseThreads),
             r.end_text(BOX2D_SSE2),
             r.end_text(BOX2D_AVX2),
             r.end_text(BOX2D_AVX2_2W),
@@ -1121,7 +1122,7 @@ fn main() {
     let _ = writeln!(
         md,
         "## impulse-bench\n\nCPU: {} ({} hardware threads available; every engine runs on 1 \
-         thread except the Box2D 2w columns). Load average at start: {}. {timing}\n",
+         thread except Impulse 2t and the Box2D 2w columns). Load average at start: {}. {timing}\n",
         cpu_model(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         load_average(),
