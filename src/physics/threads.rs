@@ -18,6 +18,7 @@
 //! place, in order: the serial path.
 
 use std::fmt;
+#[cfg(feature = "parallel")]
 use std::ops::Range;
 
 use super::error::{PhysicsError, PhysicsResult};
