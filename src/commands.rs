@@ -42,6 +42,10 @@ pub struct RunOptions {
     /// Write the final world as an exact scene file.
     #[arg(long, value_name = "OUT.ron")]
     pub export: Option<PathBuf>,
+    /// Step on this many threads (1 to 64; the results are the same for any count).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub threads: u16,
 }
 
 /// `testbed list`: category, name and file of every catalog scene, tab-separated, one per line.
@@ -156,6 +160,10 @@ pub fn run(options: &RunOptions, out: &mut dyn Write, err: &mut dyn Write) -> i3
         }
     };
     let world = &mut loaded.world;
+    if let Err(e) = world.set_thread_count(options.threads.into()) {
+        let _ = writeln!(err, "{e}");
+        return 1;
+    }
     let mut trace = match &options.trace {
         None => None,
         Some(path) => match AtomicFile::create(path) {

@@ -1,10 +1,10 @@
 //! The `testbed` binary: the command line, then the window or a headless command.
 //!
 //! ```text
-//! testbed [--scene FILE] [--compare LIST] [--frames N] [--screenshot OUT.png] [--dump-state OUT.json]
+//! testbed [--scene FILE] [--compare LIST] [--threads N] [--frames N] [--screenshot OUT.png] [--dump-state OUT.json]
 //! testbed list
 //! testbed check FILE...
-//! testbed run FILE --steps N [--set KEY=VALUE]... [--json] [--trace OUT.csv] [--export OUT.ron]
+//! testbed run FILE --steps N [--set KEY=VALUE]... [--threads N] [--json] [--trace OUT.csv] [--export OUT.ron]
 //! testbed bench [FILE...] [--steps N]
 //! testbed verdicts
 //! ```
@@ -91,6 +91,11 @@ struct Cli {
     /// (NAME[:height|speed|angle|linear|angular]).
     #[arg(long, value_name = "NAME", hide = true)]
     pick: Option<String>,
+
+    /// Threads each world steps on (1 to 64; the results are the same for any count).
+    /// Saved in the preferences, as the panel's setting.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    threads: Option<u16>,
 }
 
 /// `--compare`'s value, checked (a bad list is a command-line error, exit 2).
@@ -140,6 +145,7 @@ fn main() -> ExitCode {
                 rewind_to: cli.rewind_to,
                 rewind_at: cli.rewind_at,
                 pick: cli.pick,
+                threads: cli.threads.map(usize::from),
             };
             open_window(options)
         }

@@ -138,7 +138,25 @@ fn add_body(world: &mut World, b: &BodySpec) -> Result<BodyHandle, BuildError> {
 }
 
 pub fn build(spec: &SceneSpec, solver: Solver) -> Result<ImpulseSim, BuildError> {
+    build_with_threads(spec, solver, 1)
+}
+
+/// As `build`, stepping on `threads` threads (the results are the same for any count).
+pub fn build_with_threads(
+    spec: &SceneSpec,
+    solver: Solver,
+    threads: usize,
+) -> Result<ImpulseSim, BuildError> {
     let mut world = World::new(settings(solver));
+    world
+        .set_thread_count(threads)
+        .map_err(|e| BuildError::Failed(e.to_string()))?;
+    if world.thread_count() != threads {
+        return Err(BuildError::Failed(format!(
+            "{threads} threads asked, {} given (the `parallel` feature is off)",
+            world.thread_count()
+        )));
+    }
     let mut bodies = Vec::with_capacity(spec.bodies.len());
     for b in &spec.bodies {
         bodies.push(add_body(&mut world, b)?);
@@ -171,7 +189,9 @@ fn create_joint(
             if let Some(m) = motor {
                 def.enable_motor = true;
                 def.motor_speed = m.speed;
-                def.max_motor_torque = m.max_torque;
+                // Box2D's spinner asks for an unlimited torque (FLT_MAX); Impulse refuses
+                // torques past its documented range, whose top (1e12 N m) never binds here.
+                def.max_motor_torque = m.max_torque.min(impulse::physics::limits::TORQUE.max);
             }
             if let Some((lower, upper)) = limit {
                 def.enable_limit = true;

@@ -133,6 +133,8 @@ pub enum BuildError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Engine {
     Impulse,
+    /// The soft step on `IMPULSE_THREADS` threads (`World::set_thread_count`).
+    ImpulseThreads,
     ImpulseClassic,
     /// Box2D v3 built with AVX2 (`avx2`) or SSE2, run with `workers` threads. The build this
     /// binary links runs in process; the other runs in the child binary (`child_run`).
@@ -163,8 +165,12 @@ const BOX2D_AVX2_2W: Engine = Engine::Box2d {
 const BOX2D_ONE: [Engine; 2] = [BOX2D_SSE2, BOX2D_AVX2];
 const BOX2D_TWO: [Engine; 2] = [BOX2D_SSE2_2W, BOX2D_AVX2_2W];
 
-const ENGINES: [Engine; 7] = [
+/// Threads of the "Impulse 2t" column, beside Box2D's 2 workers.
+const IMPULSE_THREADS: usize = 2;
+
+const ENGINES: [Engine; 8] = [
     Engine::Impulse,
+    Engine::ImpulseThreads,
     Engine::ImpulseClassic,
     BOX2D_SSE2,
     BOX2D_AVX2,
@@ -185,6 +191,7 @@ impl Engine {
     fn from_name(name: &str) -> Option<Vec<Engine>> {
         Some(match name {
             "impulse" => vec![Engine::Impulse],
+            "impulse-2t" => vec![Engine::ImpulseThreads],
             "classic" => vec![Engine::ImpulseClassic],
             "box2d" => [BOX2D_ONE, BOX2D_TWO].concat(),
             "box2d-sse2" => vec![BOX2D_SSE2],
@@ -199,6 +206,7 @@ impl Engine {
     fn label(self) -> &'static str {
         match self {
             Engine::Impulse => "Impulse",
+            Engine::ImpulseThreads => "Impulse 2t",
             Engine::ImpulseClassic => "Impulse classic",
             Engine::Box2d {
                 avx2: false,
@@ -218,6 +226,11 @@ impl Engine {
         let profile = PROFILE.load(std::sync::atomic::Ordering::Relaxed);
         Ok(match self {
             Engine::Impulse => Box::new(impulse_port::build(spec, impulse_port::Solver::SoftStep)?),
+            Engine::ImpulseThreads => Box::new(impulse_port::build_with_threads(
+                spec,
+                impulse_port::Solver::SoftStep,
+                IMPULSE_THREADS,
+            )?),
             Engine::ImpulseClassic => {
                 Box::new(impulse_port::build(spec, impulse_port::Solver::Classic)?)
             }
@@ -481,9 +494,9 @@ impl SceneResult {
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
 
-    /// Impulse's median over the fastest of `engines`, and which one that was.
-    fn ratio_to_fastest(&self, engines: &[Engine]) -> String {
-        match (self.ms(Engine::Impulse), self.fastest(engines)) {
+    /// `impulse`'s median over the fastest of `engines`, and which one that was.
+    fn ratio_to_fastest(&self, impulse: Engine, engines: &[Engine]) -> String {
+        match (self.ms(impulse), self.fastest(engines)) {
             (Some(x), Some((label, y))) if y > 0.0 => format!("{:.2} ({label})", x / y),
             _ => "n/a".into(),
         }
@@ -528,8 +541,8 @@ fn measure_memory(engine: Engine, spec: &SceneSpec) -> Result<Memory, BuildError
     let bodies = spec.bodies.len();
     let quiet = spec.without_collisions();
     match engine {
-        Engine::Impulse | Engine::ImpulseClassic => {
-            let solver = if engine == Engine::Impulse {
+        Engine::Impulse | Engine::ImpulseThreads | Engine::ImpulseClassic => {
+            let solver = if engine != Engine::ImpulseClassic {
                 impulse_port::Solver::SoftStep
             } else {
                 impulse_port::Solver::Classic
@@ -660,7 +673,7 @@ const USAGE: &str = "usage: impulse-bench [--scene NAME]... [--engine NAME]... [
 [--steps-scale F] [--scaling] [--counts] [--profile] [--other-box2d PATH] \
 [--verdicts [--verdict-scene LABEL]...] [--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
 joint_grid tumbler compounds junkyard smash spinner washer rain (default: all; with --scaling alone, \
-none)\n  engines: impulse classic box2d (= the four below) box2d-sse2 box2d-avx2 box2d-sse2-2w \
+none)\n  engines: impulse impulse-2t (2 threads) classic box2d (= the four below) box2d-sse2 box2d-avx2 box2d-sse2-2w \
 box2d-avx2-2w rapier (default: all; memory is measured for Impulse, this binary's Box2D and \
 Rapier)\n  --profile: per-stage times of Impulse and Box2D\n  --other-box2d: the binary built with \
 the other Box2D SIMD setting (default: target/bench-avx2/release/impulse-bench)\n  --verdicts: the hard-scene verdicts in \
@@ -695,7 +708,7 @@ fn parse_args() -> Result<Options, String> {
                 let name = value("--engine")?;
                 let e = Engine::from_name(&name).ok_or_else(|| {
                     format!(
-                        "unknown engine '{name}'; valid: impulse, classic, box2d, box2d-sse2, \
+                        "unknown engine '{name}'; valid: impulse, impulse-2t, classic, box2d, box2d-sse2, \
                          box2d-avx2, box2d-sse2-2w, box2d-avx2-2w, rapier"
                     )
                 })?;
@@ -780,34 +793,36 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "### Step time, ms per step (median)\n\nImpulse runs on 1 thread. \"best Box2D\" is the \
-         faster of its SSE2 and AVX2 builds at 1 worker (the ratio that counts), \"best Box2D 2w\" \
-         the faster at 2 workers.\n"
+        "### Step time, ms per step (median)\n\n\"Impulse\" runs on 1 thread, \"Impulse 2t\" on 2 \
+         (`World::set_thread_count`). \"best Box2D\" is the faster of its SSE2 and AVX2 builds at \
+         1 worker (the ratio that counts for Impulse), \"best Box2D 2w\" the faster at 2 workers \
+         (the one for Impulse 2t).\n"
     );
     let _ = writeln!(
         out,
-        "| scene | bodies | joints | steps | Impulse | Box2D SSE2 | Box2D AVX2 | Box2D SSE2 2w | Box2D AVX2 2w | Rapier | Impulse / best Box2D | Impulse / best Box2D 2w | Impulse / Rapier | Impulse classic |"
+        "| scene | bodies | joints | steps | Impulse | Impulse 2t | Box2D SSE2 | Box2D AVX2 | Box2D SSE2 2w | Box2D AVX2 2w | Rapier | Impulse / best Box2D | Impulse 2t / best Box2D 2w | Impulse / Rapier | Impulse classic |"
     );
     let _ = writeln!(
         out,
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for r in results {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.spec_name,
             r.bodies,
             r.joints,
             r.steps,
             r.ms_text(Engine::Impulse),
+            r.ms_text(Engine::ImpulseThreads),
             r.ms_text(BOX2D_SSE2),
             r.ms_text(BOX2D_AVX2),
             r.ms_text(BOX2D_SSE2_2W),
             r.ms_text(BOX2D_AVX2_2W),
             r.ms_text(Engine::Rapier),
-            r.ratio_to_fastest(&BOX2D_ONE),
-            r.ratio_to_fastest(&BOX2D_TWO),
+            r.ratio_to_fastest(Engine::Impulse, &BOX2D_ONE),
+            r.ratio_to_fastest(Engine::ImpulseThreads, &BOX2D_TWO),
             r.ratio_text(Engine::Impulse, Engine::Rapier),
             r.ms_text(Engine::ImpulseClassic),
         );
@@ -818,15 +833,16 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
     );
     let _ = writeln!(
         out,
-        "| scene | Impulse | Box2D SSE2 | Box2D AVX2 | Box2D AVX2 2w | Rapier | Box2D reference |"
+        "| scene | Impulse | Impulse 2t | Box2D SSE2 | Box2D AVX2 | Box2D AVX2 2w | Rapier | Box2D reference |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
     for r in results {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             r.spec_name,
             r.end_text(Engine::Impulse),
+            r.end_text(Engine::ImpulseThreads),
             r.end_text(BOX2D_SSE2),
             r.end_text(BOX2D_AVX2),
             r.end_text(BOX2D_AVX2_2W),
@@ -1110,7 +1126,7 @@ fn main() {
     let _ = writeln!(
         md,
         "## impulse-bench\n\nCPU: {} ({} hardware threads available; every engine runs on 1 \
-         thread except the Box2D 2w columns). Load average at start: {}. {timing}\n",
+         thread except Impulse 2t and the Box2D 2w columns). Load average at start: {}. {timing}\n",
         cpu_model(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         load_average(),

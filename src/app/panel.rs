@@ -17,6 +17,7 @@ use super::solver_view::{ColorBy, InspectStep};
 use super::testbed::{FrameInfo, Request, Testbed};
 use crate::files::escape;
 use crate::lab::compare::MAX_WORLDS;
+use crate::physics::threads::MAX_THREADS;
 use crate::physics::{SolverKind, SolverSettings};
 
 /// Colour of error text.
@@ -212,6 +213,16 @@ impl Testbed {
             (stepping, true) => *stepping = Stepping::StepsPerFrame(1),
             (stepping, false) => *stepping = Stepping::TimeScale(1.0),
         }
+        let most = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(self.run.threads, MAX_THREADS)
+            .max(2);
+        let r = ui.add(egui::Slider::new(&mut self.run.threads, 1..=most).text("threads"));
+        let r = r.on_hover_text(
+            "threads each world steps on: the narrow phase and the soft step's colour-by-colour \
+             solve are split across them; the results are identical for any count",
+        );
+        self.track(ui, "threads", &r);
         let dt = self.world().settings().dt();
         ui.label(format!(
             "step {}   t = {:.2} s   dt = {:.2} ms   {} step(s) last frame",

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::physics::threads::MAX_THREADS;
 use crate::physics::DrawFlags;
 
 /// Name of the preferences file.
@@ -142,6 +143,9 @@ pub struct Preferences {
     /// Width of the side panel, egui points.
     pub panel_width: f32,
     pub sections: Sections,
+    /// Threads each world steps on (`World::set_thread_count`; the results do not depend
+    /// on it). 1 to `MAX_THREADS`.
+    pub threads: usize,
 }
 
 impl Default for Preferences {
@@ -152,6 +156,7 @@ impl Default for Preferences {
             stepping: Stepping::default(),
             panel_width: DEFAULT_PANEL_WIDTH,
             sections: Sections::default(),
+            threads: 1,
         }
     }
 }
@@ -198,6 +203,7 @@ impl Preferences {
             }
             Stepping::TimeScale(_) => Stepping::TimeScale(1.0),
         };
+        self.threads = self.threads.clamp(1, MAX_THREADS);
     }
 }
 
@@ -298,6 +304,7 @@ mod tests {
                 solver: false,
                 ..Sections::default()
             },
+            threads: 2,
         };
         assert_eq!(Preferences::parse(&prefs.to_text()).unwrap(), prefs);
     }
@@ -316,6 +323,13 @@ mod tests {
         let prefs = prefs.unwrap();
         assert_eq!(prefs.panel_width, PANEL_WIDTH_RANGE.1);
         assert_eq!(prefs.stepping, Stepping::StepsPerFrame(MAX_STEPS_PER_FRAME));
+        // Thread counts are brought into 1..=MAX_THREADS.
+        assert_eq!(Preferences::parse("(threads: 0)").unwrap().threads, 1);
+        assert_eq!(
+            Preferences::parse("(threads: 100000)").unwrap().threads,
+            MAX_THREADS
+        );
+        assert_eq!(Preferences::parse("()").unwrap().threads, 1);
     }
 
     #[test]

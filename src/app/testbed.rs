@@ -59,6 +59,7 @@ use crate::files::escape;
 use crate::lab::compare::MAX_WORLDS;
 use crate::lab::{Comparison, Input, Replay, Session};
 use crate::physics::quarantine::describe_quarantine;
+use crate::physics::threads::MAX_THREADS;
 use crate::physics::{Aabb, BodyKind, Color, DrawFlags, SolverSettings, Vec2, World};
 use crate::scene::{self, CameraFile, SceneFile};
 
@@ -206,6 +207,8 @@ pub struct RunState {
     pub(super) step_times: Vec<VecDeque<f64>>,
     /// Sum of the last frame's step times of each world, ms.
     pub(super) frame_step_ms: Vec<f32>,
+    /// Threads each world steps on (`World::set_thread_count`), 1 to `MAX_THREADS`.
+    pub threads: usize,
 }
 
 /// The user's input in progress: the mouse, the bomb's random throw, queued requests.
@@ -293,6 +296,7 @@ impl Testbed {
                 paused: false,
                 step_requested: false,
                 stepping: prefs.stepping,
+                threads: prefs.threads.clamp(1, MAX_THREADS),
                 accumulator: 0.0,
                 frame_steps: 0,
                 step_times: vec![VecDeque::new()],
@@ -433,6 +437,7 @@ impl Testbed {
             last_scene: self.scene.path.as_deref().map(canonical),
             draw: self.view.draw_flags.into(),
             stepping: self.run.stepping,
+            threads: self.run.threads,
             panel_width,
             sections: self.view.sections,
         }
@@ -855,6 +860,9 @@ impl Testbed {
     pub fn step(&mut self) {
         self.resume();
         for (i, session) in self.lab.live.sessions.iter_mut().enumerate() {
+            // The count is clamped where it is set, so this is never refused; a world that
+            // could not start its threads keeps the ones it has (the same results).
+            let _ = session.world.set_thread_count(self.run.threads);
             let start = Instant::now();
             session.step();
             let ms = start.elapsed().as_secs_f64() * 1000.0;

@@ -83,6 +83,8 @@ pub struct AppOptions {
     /// the Plots section (opened), with an optional quantity:
     /// `NAME[:height|speed|angle|linear|angular]`.
     pub pick: Option<String>,
+    /// Threads each world steps on (overrides the preferences; saved with them).
+    pub threads: Option<usize>,
 }
 
 impl AppOptions {
@@ -132,6 +134,9 @@ pub fn open_window(options: AppOptions) -> i32 {
     if let Some(message) = prefs_message {
         eprintln!("testbed: {message}");
         testbed.add_notice(message);
+    }
+    if let Some(threads) = options.threads {
+        testbed.run.threads = threads;
     }
     if let Err(message) = Automation::setup(&options, &mut testbed) {
         eprintln!("testbed: {message}");

@@ -25,6 +25,7 @@ use super::settings::{
     MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE,
 };
 use super::shape::Shape;
+use super::threads::Threads;
 use super::world::StepStats;
 use super::{BodyHandle, ShapeHandle};
 
@@ -291,6 +292,22 @@ pub(crate) struct ContactSet {
     pub(crate) pair_keys: PairSet,
     /// Scratch: the pairs the broad phase reported this step.
     pub(crate) new_pairs: Vec<(u32, u32)>,
+    /// Scratch: what the narrow phase did to each contact (`Outcome` bits).
+    outcomes: Vec<u8>,
+}
+
+/// The bits of what the narrow phase did to one contact.
+struct Outcome;
+
+impl Outcome {
+    /// The fat boxes parted: the pair goes.
+    const REMOVED: u8 = 1;
+    /// The manifold was recycled.
+    const REUSED: u8 = 2;
+    /// Touching: body A (asleep, not static) must wake.
+    const WAKE_A: u8 = 4;
+    /// As `WAKE_A` for body B.
+    const WAKE_B: u8 = 8;
 }
 
 /// Move the broad-phase proxies of awake bodies. Boxes are swept by one step of motion so
@@ -481,6 +498,10 @@ impl ContactSet {
     /// The narrow phase for contacts with an awake body: recycle or recompute each
     /// manifold, drop the pairs whose fat boxes parted. Returns the sleeping bodies a
     /// touching contact must wake.
+    ///
+    /// Each contact is updated from the bodies and shapes alone (across `threads`); what it
+    /// reports (`Outcome`) is gathered afterwards in contact order, so the result is the
+    /// same for any thread count.
     pub(crate) fn update_manifolds(
         &mut self,
         bodies: &Arena<Body>,
@@ -488,27 +509,24 @@ impl ContactSet {
         settings: &SolverSettings,
         h: f32,
         stats: &mut StepStats,
+        threads: &Threads,
     ) -> Vec<BodyHandle> {
         let gravity_drop = settings.gravity.length() * h * h;
         let relative_closing = settings.solver == SolverKind::SoftStep;
         // Manifold recycling: the soft step only (the classic solver recomputes every
         // manifold every step, as Box2D-Lite).
         let recycle = relative_closing;
-        let mut to_wake: Vec<BodyHandle> = Vec::new();
-        let mut any_removed = false;
-        let mut reused = 0;
-        for c in self.contacts.iter_mut() {
+        let update = |c: &mut Contact| -> u8 {
             let body_a = bodies.at(c.body_a.index());
             let body_b = bodies.at(c.body_b.index());
             if !body_a.awake && !body_b.awake {
-                continue;
+                return 0;
             }
             let shape_a = shapes.at(c.shape_a.index());
             let shape_b = shapes.at(c.shape_b.index());
             if !shape_a.fat_aabb.overlaps(&shape_b.fat_aabb) {
                 c.key = u64::MAX;
-                any_removed = true;
-                continue;
+                return Outcome::REMOVED;
             }
             let speculative =
                 speculative_distance(body_a, body_b, relative_closing, h, gravity_drop);
@@ -523,8 +541,9 @@ impl ContactSet {
                     c.update_manifold(Manifold::EMPTY);
                     c.cache.valid = false;
                 }
-                continue;
+                return 0;
             }
+            let mut outcome = 0;
             let (xf_a, xf_b) = (body_a.transform(), body_b.transform());
             // Soft step: reuse the manifold while the pair has hardly moved relative to
             // itself (a resting stack: most of a pyramid's contacts, every step).
@@ -538,7 +557,7 @@ impl ContactSet {
                 );
             c.recycled = recycled;
             if recycled {
-                reused += 1;
+                outcome |= Outcome::REUSED;
             } else {
                 let manifold = collision::collide(
                     &shape_a.geometry,
@@ -557,11 +576,30 @@ impl ContactSet {
             }
             if c.manifold.count > 0 {
                 if !body_a.awake && body_a.kind != BodyKind::Static {
-                    to_wake.push(c.body_a);
+                    outcome |= Outcome::WAKE_A;
                 }
                 if !body_b.awake && body_b.kind != BodyKind::Static {
-                    to_wake.push(c.body_b);
+                    outcome |= Outcome::WAKE_B;
                 }
+            }
+            outcome
+        };
+        self.outcomes.clear();
+        self.outcomes.resize(self.contacts.len(), 0);
+        threads.map_mut(&mut self.contacts, &mut self.outcomes, update);
+        let mut to_wake: Vec<BodyHandle> = Vec::new();
+        let mut any_removed = false;
+        let mut reused = 0;
+        for (c, &outcome) in self.contacts.iter().zip(&self.outcomes) {
+            any_removed |= outcome & Outcome::REMOVED != 0;
+            if outcome & Outcome::REUSED != 0 {
+                reused += 1;
+            }
+            if outcome & Outcome::WAKE_A != 0 {
+                to_wake.push(c.body_a);
+            }
+            if outcome & Outcome::WAKE_B != 0 {
+                to_wake.push(c.body_b);
             }
         }
         if any_removed {

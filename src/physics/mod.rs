@@ -1,6 +1,6 @@
 //! The physics core: rigid bodies, shapes, collision, contacts, joints and the solvers.
 //!
-//! Depends on glam and std only.
+//! Depends on glam and std only (and rayon behind the optional `parallel` feature).
 //!
 //! **Units**: metres, kilograms, seconds, radians. **Frame**: x right, y up, angles
 //! counter-clockwise. Objects between 0.1 m and 10 m behave best (the tolerances in
@@ -24,6 +24,8 @@
 //! - [`solver`]: the step's stages and the solvers (classic sequential impulses with the
 //!   block solver; the soft step), each constraint family with its scalar and SIMD paths.
 //! - [`joint`]: one file per joint type, dispatched by one `match`.
+//! - [`threads`]: the world's worker threads (feature `parallel`): the narrow phase and the
+//!   colour-by-colour solve split across threads, results identical for any count.
 //! - [`world`]: `World` owns everything: create, destroy, accessors, step.
 //! - [`query`]: point, box and ray queries, shape distance.
 //! - [`inspect`]: what the solver left in each contact point, joint and body (errors,
@@ -49,6 +51,7 @@ pub mod settings;
 pub mod shape;
 pub mod snapshot;
 pub mod solver;
+pub mod threads;
 pub mod trig;
 pub mod world;
 

@@ -22,6 +22,7 @@ use super::settings::{SolverKind, SolverSettings};
 use super::shape::{Shape, ShapeDef};
 use super::solver::step::{HaltPoint, StepProgress, StepSolver, StepWorld};
 use super::solver::{classic, soft_step};
+use super::threads::Threads;
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
 /// Drawing one shape's geometry moved to `debug_draw`; kept here for its callers.
@@ -136,6 +137,23 @@ impl World {
         if settings != self.settings {
             self.settings = settings;
             self.islands.wake_all(&mut self.bodies);
+        }
+        Ok(())
+    }
+
+    /// Threads the step uses (1: the serial path; always 1 without the `parallel`
+    /// feature).
+    pub fn thread_count(&self) -> usize {
+        self.solver.threads.count()
+    }
+
+    /// Step with `count` threads from the next step on: the narrow phase and the
+    /// colour-by-colour solve are split across them. The results are identical for any
+    /// count (and to a build without the `parallel` feature, where the count is accepted
+    /// and the step stays serial). Refused outside `1..=64`, naming the field `threads`.
+    pub fn set_thread_count(&mut self, count: usize) -> PhysicsResult<()> {
+        if count != self.solver.threads.requested() {
+            self.solver.threads = Threads::new(count)?;
         }
         Ok(())
     }
@@ -885,6 +903,7 @@ impl World {
             &self.settings,
             h,
             &mut self.stats,
+            &self.solver.threads,
         );
         for body in to_wake {
             self.wake_body(body);

@@ -36,6 +36,7 @@ use crate::physics::handle::Arena;
 use crate::physics::inspect::GraphColor;
 use crate::physics::math::{cross, cross_sv, Vec2};
 use crate::physics::settings::SolverKind;
+use crate::physics::threads::Threads;
 
 /// Largest condition number the 2x2 block accepts before it falls back to one point at a
 /// time (Box2D v2's `k_maxConditionNumber`).
@@ -163,30 +164,47 @@ impl ContactSolver {
     }
 
     /// Warm start: apply last step's impulses (only while impulses are accumulated).
-    pub(crate) fn warm_start(&self, bodies: &mut [SolverBody], ctx: &StepContext) {
+    pub(crate) fn warm_start(
+        &self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        threads: &Threads,
+    ) {
         if !(ctx.warm_starting() && ctx.settings.accumulate_impulses) {
             return;
         }
         if self.use_wide {
-            self.wide.warm_start(bodies);
+            self.wide.warm_start(bodies, threads);
         } else {
             warm_start_contacts(&self.scalar, bodies);
         }
     }
 
     /// One iteration over every constraint, with the velocity target of `mode`.
-    pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, mode: BiasMode) {
+    pub(crate) fn solve(
+        &mut self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        mode: BiasMode,
+        threads: &Threads,
+    ) {
         if self.use_wide {
-            self.wide.solve(bodies, ctx, mode == BiasMode::Soft);
+            self.wide
+                .solve(bodies, ctx, mode == BiasMode::Soft, threads);
         } else {
             solve_contacts(&mut self.scalar, bodies, ctx, mode);
         }
     }
 
     /// Restitution, after the last iteration.
-    pub(crate) fn restitution(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
+    pub(crate) fn restitution(
+        &mut self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        threads: &Threads,
+    ) {
         if self.use_wide {
-            self.wide.apply_restitution(bodies, ctx);
+            self.wide.apply_restitution(bodies, ctx, threads);
         } else {
             apply_restitution(&mut self.scalar, bodies, ctx);
         }

@@ -54,6 +54,7 @@ use super::wide::{F32x4, Vec2W, Wide};
 use super::wide8::{avx2_available, F32x8};
 use super::{SolverBody, StepContext};
 use crate::physics::contact::Contact;
+use crate::physics::threads::Threads;
 
 /// One point of a batch of contact constraints.
 #[derive(Clone, Copy, Debug)]
@@ -75,6 +76,10 @@ struct PointW<W> {
 pub struct ContactBatch<W: Wide> {
     index_a: W::Index,
     index_b: W::Index,
+    /// Where each lane's bodies are written back: the index, or 0 (not written) for a
+    /// fixed body, which several lanes and threads may share (`threads.rs`).
+    store_a: W::Index,
+    store_b: W::Index,
     normal: Vec2W<W>,
     friction: W,
     restitution: W,
@@ -98,6 +103,8 @@ impl<W: Wide> ContactBatch<W> {
         ContactBatch {
             index_a: W::index_splat(0),
             index_b: W::index_splat(0),
+            store_a: W::index_splat(0),
+            store_b: W::index_splat(0),
             normal: Vec2W::ZERO,
             friction: W::ZERO,
             restitution: W::ZERO,
@@ -196,6 +203,17 @@ pub(super) fn scatter<W: Wide>(bodies: &mut [SolverBody], index: &W::Index, body
     };
 }
 
+/// Where a lane writes body `index` back: 0 (nowhere) for a body that cannot move, whose
+/// velocity a constraint never changes; it may sit in lanes of several threads.
+#[inline]
+pub(super) fn store_index(index: usize, body: &SolverBody) -> u32 {
+    if body.inv_mass == 0.0 && body.inv_inertia == 0.0 {
+        0
+    } else {
+        index as u32
+    }
+}
+
 /// `v_b + w_b x r_b - v_a - w_a x r_a`.
 #[inline(always)]
 fn relative_velocity<W: Wide>(
@@ -238,6 +256,8 @@ impl<W: Wide> ContactBatch<W> {
         set(&mut self.mass_scale, l, c.softness.mass_scale);
         set(&mut self.impulse_scale, l, c.softness.impulse_scale);
         let (body_a, body_b) = (&bodies[c.index_a], &bodies[c.index_b]);
+        self.store_a.as_mut()[l] = store_index(c.index_a, body_a);
+        self.store_b.as_mut()[l] = store_index(c.index_b, body_b);
         set(&mut self.inv_mass_a, l, body_a.inv_mass);
         set(&mut self.inv_inertia_a, l, body_a.inv_inertia);
         set(&mut self.inv_mass_b, l, body_b.inv_mass);
@@ -433,6 +453,8 @@ pub struct WideContacts {
     /// Eight-wide batches (AVX2).
     #[cfg(target_arch = "x86_64")]
     batches8: Vec<ContactBatch<F32x8>>,
+    /// Batches of colour `c`: `starts[c]..starts[c + 1]` (non-empty colours only).
+    starts: Vec<usize>,
     /// This step's batches are `batches8` (never set off x86_64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     eight: bool,
@@ -462,23 +484,47 @@ impl WideContacts {
         self.overflow.clear();
         self.batches4.clear();
         #[cfg(target_arch = "x86_64")]
-        self.batches8.clear();
+        {
+            self.batches8.clear();
+        }
         for &k in &self.graph.overflow {
             let mut batch = ContactBatch::empty();
             batch.set_lane(0, &prepare(k as usize), bodies);
             self.overflow.push(batch);
         }
         if self.force_one_lane {
-            fill(&self.graph, &mut self.overflow, bodies, prepare);
+            // Every colour in one-lane batches, solved in order on one thread: no colour
+            // starts for the (empty) wide batches.
+            fill(
+                &self.graph,
+                &mut self.overflow,
+                &mut Vec::new(),
+                bodies,
+                prepare,
+            );
+            self.starts.clear();
+            self.starts.push(0);
             return;
         }
         #[cfg(target_arch = "x86_64")]
         if !self.force_four_lanes && avx2_available() {
             self.eight = true;
-            fill(&self.graph, &mut self.batches8, bodies, prepare);
+            fill(
+                &self.graph,
+                &mut self.batches8,
+                &mut self.starts,
+                bodies,
+                prepare,
+            );
             return;
         }
-        fill(&self.graph, &mut self.batches4, bodies, prepare);
+        fill(
+            &self.graph,
+            &mut self.batches4,
+            &mut self.starts,
+            bodies,
+            prepare,
+        );
     }
 
     /// The colouring of the last `build` (colours hold positions in `pairs`).
@@ -491,42 +537,68 @@ impl WideContacts {
         &self.graph.overflow
     }
 
-    /// Warm start: apply the accumulated impulses.
-    pub fn warm_start(&self, bodies: &mut [SolverBody]) {
+    /// Warm start: apply the accumulated impulses, the overflow first, then colour by
+    /// colour across `threads`.
+    pub(crate) fn warm_start(&self, bodies: &mut [SolverBody], threads: &Threads) {
         warm_start(&self.overflow, bodies);
+        let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            // SAFETY: `eight` is only set when `avx2_available()`.
-            unsafe { avx2::warm_start(&self.batches8, bodies) };
+            threads.by_colour_ref(&self.batches8, starts, bodies, |batches, bodies| {
+                // SAFETY: `eight` is only set when `avx2_available()`.
+                unsafe { avx2::warm_start(batches, bodies) }
+            });
             return;
         }
-        warm_start(&self.batches4, bodies);
+        threads.by_colour_ref(&self.batches4, starts, bodies, warm_start);
     }
 
     /// One pass over every constraint: the solve pass (`use_bias`: soft push-out) or the
-    /// relax pass (rigid, speculative only).
-    pub fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
+    /// relax pass (rigid, speculative only); the overflow first, then colour by colour
+    /// across `threads`.
+    pub(crate) fn solve(
+        &mut self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        use_bias: bool,
+        threads: &Threads,
+    ) {
         solve(&mut self.overflow, bodies, ctx, use_bias);
+        let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            // SAFETY: `eight` is only set when `avx2_available()`.
-            unsafe { avx2::solve(&mut self.batches8, bodies, ctx, use_bias) };
+            threads.by_colour(&mut self.batches8, starts, bodies, |batches, bodies| {
+                // SAFETY: `eight` is only set when `avx2_available()`.
+                unsafe { avx2::solve(batches, bodies, ctx, use_bias) }
+            });
             return;
         }
-        solve(&mut self.batches4, bodies, ctx, use_bias);
+        threads.by_colour(&mut self.batches4, starts, bodies, |batches, bodies| {
+            solve(batches, bodies, ctx, use_bias)
+        });
     }
 
     /// Restitution: points that approached faster than the threshold and carried load
     /// leave at `e` times their approach speed (as `contact::apply_restitution`).
-    pub fn apply_restitution(&mut self, bodies: &mut [SolverBody], ctx: &StepContext) {
+    pub(crate) fn apply_restitution(
+        &mut self,
+        bodies: &mut [SolverBody],
+        ctx: &StepContext,
+        threads: &Threads,
+    ) {
         apply_restitution(&mut self.overflow, bodies, ctx);
+        let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            // SAFETY: `eight` is only set when `avx2_available()`.
-            unsafe { avx2::apply_restitution(&mut self.batches8, bodies, ctx) };
+            threads.by_colour(&mut self.batches8, starts, bodies, |batches, bodies| {
+                // SAFETY: `eight` is only set when `avx2_available()`.
+                unsafe { avx2::apply_restitution(batches, bodies, ctx) }
+            });
             return;
         }
-        apply_restitution(&mut self.batches4, bodies, ctx);
+        threads.by_colour(&mut self.batches4, starts, bodies, |batches, bodies| {
+            apply_restitution(batches, bodies, ctx)
+        });
     }
 
     /// Copy the accumulated impulses to the contacts for the next warm start.
@@ -584,14 +656,19 @@ mod avx2 {
     }
 }
 
-/// Cut every colour into batches of `W::LANES` and prepare each constraint into its lane.
+/// Cut every colour into batches of `W::LANES` and prepare each constraint into its lane;
+/// `starts` gets the first batch of each non-empty colour, then the batch count.
 fn fill<W: Wide>(
     graph: &ConstraintGraph,
     batches: &mut Vec<ContactBatch<W>>,
+    starts: &mut Vec<usize>,
     bodies: &[SolverBody],
     mut prepare: impl FnMut(usize) -> ContactConstraint,
 ) {
-    for list in &graph.colors {
+    starts.clear();
+    starts.push(0);
+    for list in graph.colors.iter().filter(|list| !list.is_empty()) {
+        starts.push(batches.len() + list.len().div_ceil(W::LANES));
         for chunk in list.chunks(W::LANES) {
             let mut batch = ContactBatch::empty();
             for (l, &k) in chunk.iter().enumerate() {
@@ -609,8 +686,8 @@ fn warm_start<W: Wide>(batches: &[ContactBatch<W>], bodies: &mut [SolverBody]) {
         let mut a = gather(bodies, &batch.index_a, false);
         let mut b = gather(bodies, &batch.index_b, false);
         batch.warm_start(&mut a, &mut b);
-        scatter(bodies, &batch.index_a, &a);
-        scatter(bodies, &batch.index_b, &b);
+        scatter(bodies, &batch.store_a, &a);
+        scatter(bodies, &batch.store_b, &b);
     }
 }
 
@@ -627,8 +704,8 @@ fn solve<W: Wide>(
         let mut a = gather(bodies, &batch.index_a, true);
         let mut b = gather(bodies, &batch.index_b, true);
         batch.solve(&mut a, &mut b, &step, use_bias);
-        scatter(bodies, &batch.index_a, &a);
-        scatter(bodies, &batch.index_b, &b);
+        scatter(bodies, &batch.store_a, &a);
+        scatter(bodies, &batch.store_b, &b);
     }
 }
 
@@ -647,8 +724,8 @@ fn apply_restitution<W: Wide>(
         let mut a = gather(bodies, &batch.index_a, false);
         let mut b = gather(bodies, &batch.index_b, false);
         batch.restitution(&mut a, &mut b, threshold);
-        scatter(bodies, &batch.index_a, &a);
-        scatter(bodies, &batch.index_b, &b);
+        scatter(bodies, &batch.store_a, &a);
+        scatter(bodies, &batch.store_b, &b);
     }
 }
 
@@ -812,11 +889,12 @@ mod tests {
         if lanes == 1 {
             assert_eq!(wide.overflow_count(), list.len());
         }
-        wide.warm_start(&mut bodies);
+        let threads = Threads::default();
+        wide.warm_start(&mut bodies, &threads);
         for use_bias in [true, false] {
-            wide.solve(&mut bodies, ctx, use_bias);
+            wide.solve(&mut bodies, ctx, use_bias, &threads);
         }
-        wide.apply_restitution(&mut bodies, ctx);
+        wide.apply_restitution(&mut bodies, ctx, &threads);
         let mut impulses = Vec::new();
         let mut eat = |batch_contacts: &[u32], points: [[f32; 3]; 2], l: usize| {
             for (i, p) in points.iter().enumerate() {

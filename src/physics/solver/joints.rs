@@ -19,6 +19,7 @@ use crate::physics::math::Vec2;
 use crate::physics::settings::{
     SolverKind, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION,
 };
+use crate::physics::threads::Threads;
 
 /// The joints of one step, laid out for the solver. Buffers are reused.
 #[derive(Clone, Debug, Default)]
@@ -95,9 +96,10 @@ impl JointSolver {
         joints: &mut Arena<Joint>,
         bodies: &mut [SolverBody],
         ctx: &StepContext,
+        threads: &Threads,
     ) {
         if ctx.warm_starting() {
-            self.pins.warm_start(bodies);
+            self.pins.warm_start(bodies, threads);
         }
         for &j in &self.scalar {
             joints.at_mut(j).warm_start(bodies, ctx);
@@ -112,13 +114,14 @@ impl JointSolver {
         bodies: &mut [SolverBody],
         ctx: &StepContext,
         use_bias: bool,
+        threads: &Threads,
     ) {
         let row_softness = if use_bias {
             ctx.joint_softness
         } else {
             Softness::RIGID
         };
-        self.pins.solve(bodies, row_softness);
+        self.pins.solve(bodies, row_softness, threads);
         for &j in &self.scalar {
             joints.at_mut(j).solve(bodies, ctx, use_bias);
         }

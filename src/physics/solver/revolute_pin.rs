@@ -23,7 +23,7 @@
 //! colour share no moving body, so a batch gives bitwise the results of solving its pins
 //! one after the other (the tests below check it).
 
-use super::contact_simd::{gather, scatter, BodyW};
+use super::contact_simd::{gather, scatter, store_index, BodyW};
 use super::graph::ConstraintGraph;
 use super::wide::{F32x4, Vec2W, Wide};
 #[cfg(target_arch = "x86_64")]
@@ -31,6 +31,7 @@ use super::wide8::{avx2_available, F32x8};
 use super::{Softness, SolverBody};
 use crate::physics::joint::revolute::RevoluteRow;
 use crate::physics::math::Vec2;
+use crate::physics::threads::Threads;
 
 /// What a pin's point rows know of their two bodies and anchors, `W::LANES` pins at once.
 #[derive(Clone, Copy, Debug)]
@@ -210,6 +211,10 @@ impl BodyW<f32> {
 pub struct PinBatch<W: Wide> {
     index_a: W::Index,
     index_b: W::Index,
+    /// Where each lane's bodies are written back (0: a fixed body, not written; see
+    /// `contact_simd::store_index`).
+    store_a: W::Index,
+    store_b: W::Index,
     /// Joint slot of each lane (`u32::MAX`: empty lane).
     joints: W::Index,
     rows: PointRows<W>,
@@ -221,6 +226,8 @@ impl<W: Wide> PinBatch<W> {
         PinBatch {
             index_a: W::index_splat(0),
             index_b: W::index_splat(0),
+            store_a: W::index_splat(0),
+            store_b: W::index_splat(0),
             joints: W::index_splat(u32::MAX),
             rows: PointRows::EMPTY,
             linear_impulse: Vec2W::ZERO,
@@ -237,6 +244,8 @@ impl<W: Wide> PinBatch<W> {
         self.index_b.as_mut()[l] = row.index_b;
         self.joints.as_mut()[l] = row.joint;
         let (a, b) = (&bodies[row.index_a as usize], &bodies[row.index_b as usize]);
+        self.store_a.as_mut()[l] = store_index(row.index_a as usize, a);
+        self.store_b.as_mut()[l] = store_index(row.index_b as usize, b);
         let rows = &mut self.rows;
         rows.inv_mass_a.set_lane(l, a.inv_mass);
         rows.inv_inertia_a.set_lane(l, a.inv_inertia);
@@ -261,6 +270,8 @@ pub struct Pins {
     /// Eight-wide batches (AVX2).
     #[cfg(target_arch = "x86_64")]
     batches8: Vec<PinBatch<F32x8>>,
+    /// Batches of colour `c`: `starts[c]..starts[c + 1]` (non-empty colours only).
+    starts: Vec<usize>,
     /// This step's batches are `batches8` (never set off x86_64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     eight: bool,
@@ -280,6 +291,7 @@ impl Pins {
     /// Drop every pin.
     pub fn clear(&mut self) {
         self.overflow.clear();
+        self.starts.clear();
         self.batches4.clear();
         #[cfg(target_arch = "x86_64")]
         self.batches8.clear();
@@ -310,41 +322,58 @@ impl Pins {
             batch.set_lane(0, &rows[k as usize], bodies);
             self.overflow.push(batch);
         }
+        let starts = &mut self.starts;
         if self.force_one_lane {
-            fill(&self.graph, &mut self.overflow, rows, bodies);
+            fill(&self.graph, &mut self.overflow, starts, rows, bodies);
+            starts.clear();
             return;
         }
         #[cfg(target_arch = "x86_64")]
         if !self.force_four_lanes && avx2_available() {
             self.eight = true;
-            fill(&self.graph, &mut self.batches8, rows, bodies);
+            fill(&self.graph, &mut self.batches8, starts, rows, bodies);
             return;
         }
-        fill(&self.graph, &mut self.batches4, rows, bodies);
+        fill(&self.graph, &mut self.batches4, starts, rows, bodies);
     }
 
-    /// Soft step warm start.
-    pub fn warm_start(&self, bodies: &mut [SolverBody]) {
+    /// Soft step warm start: the overflow, then the batches colour by colour across
+    /// `threads`.
+    pub(crate) fn warm_start(&self, bodies: &mut [SolverBody], threads: &Threads) {
         warm_start(&self.overflow, bodies);
+        let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            // SAFETY: `eight` is only set when `avx2_available()`.
-            unsafe { avx2::warm_start(&self.batches8, bodies) };
+            threads.by_colour_ref(&self.batches8, starts, bodies, |batches, bodies| {
+                // SAFETY: `eight` is only set when `avx2_available()`.
+                unsafe { avx2::warm_start(batches, bodies) }
+            });
             return;
         }
-        warm_start(&self.batches4, bodies);
+        threads.by_colour_ref(&self.batches4, starts, bodies, warm_start);
     }
 
-    /// One pass over the pins with `softness` (rigid in the relax pass).
-    pub fn solve(&mut self, bodies: &mut [SolverBody], softness: Softness) {
+    /// One pass over the pins with `softness` (rigid in the relax pass): the overflow,
+    /// then the batches colour by colour across `threads`.
+    pub(crate) fn solve(
+        &mut self,
+        bodies: &mut [SolverBody],
+        softness: Softness,
+        threads: &Threads,
+    ) {
         solve(&mut self.overflow, bodies, softness);
+        let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            // SAFETY: `eight` is only set when `avx2_available()`.
-            unsafe { avx2::solve(&mut self.batches8, bodies, softness) };
+            threads.by_colour(&mut self.batches8, starts, bodies, |batches, bodies| {
+                // SAFETY: `eight` is only set when `avx2_available()`.
+                unsafe { avx2::solve(batches, bodies, softness) }
+            });
             return;
         }
-        solve(&mut self.batches4, bodies, softness);
+        threads.by_colour(&mut self.batches4, starts, bodies, |batches, bodies| {
+            solve(batches, bodies, softness)
+        });
     }
 
     /// Number of pins in batches (the overflow left out).
@@ -396,13 +425,19 @@ mod avx2 {
     }
 }
 
+/// Cut every colour into batches; `starts` gets the first batch of each non-empty colour
+/// (from the batches already there), then the batch count.
 fn fill<W: Wide>(
     graph: &ConstraintGraph,
     batches: &mut Vec<PinBatch<W>>,
+    starts: &mut Vec<usize>,
     rows: &[RevoluteRow],
     bodies: &[SolverBody],
 ) {
-    for list in &graph.colors {
+    starts.clear();
+    starts.push(batches.len());
+    for list in graph.colors.iter().filter(|list| !list.is_empty()) {
+        starts.push(batches.len() + list.len().div_ceil(W::LANES));
         for chunk in list.chunks(W::LANES) {
             let mut batch = PinBatch::empty();
             for (l, &k) in chunk.iter().enumerate() {
@@ -419,8 +454,8 @@ fn warm_start<W: Wide>(batches: &[PinBatch<W>], bodies: &mut [SolverBody]) {
         let mut a = gather::<W>(bodies, &batch.index_a, true);
         let mut b = gather::<W>(bodies, &batch.index_b, true);
         batch.rows.warm_start(&mut a, &mut b, batch.linear_impulse);
-        scatter(bodies, &batch.index_a, &a);
-        scatter(bodies, &batch.index_b, &b);
+        scatter(bodies, &batch.store_a, &a);
+        scatter(bodies, &batch.store_b, &b);
     }
 }
 
@@ -433,8 +468,8 @@ fn solve<W: Wide>(batches: &mut [PinBatch<W>], bodies: &mut [SolverBody], softne
         batch
             .rows
             .solve(&mut a, &mut b, &mut batch.linear_impulse, &soft);
-        scatter(bodies, &batch.index_a, &a);
-        scatter(bodies, &batch.index_b, &b);
+        scatter(bodies, &batch.store_a, &a);
+        scatter(bodies, &batch.store_b, &b);
     }
 }
 
@@ -495,9 +530,10 @@ mod tests {
             impulse_scale: 0.1,
         };
         for _ in 0..2 {
-            pins.warm_start(&mut bodies);
-            pins.solve(&mut bodies, soft);
-            pins.solve(&mut bodies, Softness::RIGID);
+            let threads = Threads::default();
+            pins.warm_start(&mut bodies, &threads);
+            pins.solve(&mut bodies, soft, &threads);
+            pins.solve(&mut bodies, Softness::RIGID, &threads);
         }
         let mut impulses = Vec::new();
         pins.for_each_impulse(|slot, p| impulses.push((slot, p)));

@@ -26,6 +26,7 @@ use crate::physics::handle::Arena;
 use crate::physics::joint::Joint;
 use crate::physics::math::{Rot, Vec2};
 use crate::physics::settings::{SolverSettings, MAX_ROTATION_SPEED, MAX_TRANSLATION_SPEED};
+use crate::physics::threads::Threads;
 use crate::physics::world::{StepStats, World};
 
 /// How many constraints at a time the soft step's batched families (contacts and free
@@ -96,6 +97,16 @@ pub(crate) struct StepWorld<'a> {
     pub awake: &'a [usize],
 }
 
+/// A dynamic body's velocity change per (sub-)step `h`: `dv = h (gravity_scale g + f / m)`,
+/// `dw = h torque / I`, and the implicit damping factors `1 / (1 + h damping)`.
+#[derive(Clone, Copy, Debug)]
+struct VelocityStep {
+    dv: Vec2,
+    dw: f32,
+    linear_factor: f32,
+    angular_factor: f32,
+}
+
 /// The solver's scratch buffers and stages. Buffers are reused: no allocation per step once
 /// warmed up.
 #[derive(Clone, Debug, Default)]
@@ -113,6 +124,13 @@ pub(crate) struct StepSolver {
     /// array's order, without the static body 0): where the quarantine puts back a body
     /// whose state went non-finite.
     start_poses: Vec<(Vec2, f32)>,
+    /// Per solver body (index - 1), for `integrate_velocities`: the body's velocity change
+    /// per (sub-)step and damping factors, computed once per step (`None`: not dynamic).
+    velocity_steps: Vec<Option<VelocityStep>>,
+    /// `velocity_steps` are from an earlier step (set by `build_solver_bodies`).
+    velocity_steps_stale: bool,
+    /// The world's worker threads (the colour-by-colour solve).
+    pub(crate) threads: Threads,
     /// Time spent in `integrate_positions` since `start_clock`.
     integrate_time: Duration,
     /// Where to stop inside the step, and how far it went.
@@ -176,6 +194,7 @@ impl StepSolver {
         self.bodies.clear();
         self.bodies.push(SolverBody::STATIC);
         self.start_poses.clear();
+        self.velocity_steps_stale = true;
         for (k, &i) in world.awake.iter().enumerate() {
             let b = world.bodies.at_mut(i);
             b.solver_index = k + 1;
@@ -198,6 +217,9 @@ impl StepSolver {
     }
 
     /// Gravity, forces and damping into velocities. Starts a sub-step (for the halt point).
+    /// The per-body terms depend only on the body and `h`, so they are read from the bodies
+    /// once per step (the first sub-step) and kept in a compact array for the others: the
+    /// same floats, fewer cache misses.
     pub(crate) fn integrate_velocities(&mut self, world: &mut StepWorld, h: f32) {
         if self.halted() {
             return;
@@ -209,20 +231,30 @@ impl StepSolver {
             self.stop(world);
             return;
         }
-        let gravity = world.settings.gravity;
-        for (k, &i) in world.awake.iter().enumerate() {
-            let b = world.bodies.at(i);
-            if b.kind != BodyKind::Dynamic {
-                continue;
+        if self.velocity_steps_stale || self.velocity_steps.len() != world.awake.len() {
+            let gravity = world.settings.gravity;
+            self.velocity_steps.clear();
+            self.velocity_steps.extend(world.awake.iter().map(|&i| {
+                let b = world.bodies.at(i);
+                (b.kind == BodyKind::Dynamic).then(|| VelocityStep {
+                    dv: h * (b.gravity_scale * gravity + b.inv_mass * b.force),
+                    dw: h * b.inv_inertia * b.torque,
+                    // Implicit damping: stable for any damping * h.
+                    linear_factor: 1.0 / (1.0 + h * b.linear_damping),
+                    angular_factor: 1.0 / (1.0 + h * b.angular_damping),
+                })
+            }));
+            self.velocity_steps_stale = false;
+        }
+        for (sb, step) in self.bodies[1..].iter_mut().zip(&self.velocity_steps) {
+            if let Some(step) = step {
+                let mut v = sb.v + step.dv;
+                let mut w = sb.w + step.dw;
+                v *= step.linear_factor;
+                w *= step.angular_factor;
+                sb.v = v;
+                sb.w = w;
             }
-            let sb = &mut self.bodies[k + 1];
-            let mut v = sb.v + h * (b.gravity_scale * gravity + b.inv_mass * b.force);
-            let mut w = sb.w + h * b.inv_inertia * b.torque;
-            // Implicit damping: stable for any damping * h.
-            v *= 1.0 / (1.0 + h * b.linear_damping);
-            w *= 1.0 / (1.0 + h * b.angular_damping);
-            sb.v = v;
-            sb.w = w;
         }
     }
 
@@ -243,8 +275,10 @@ impl StepSolver {
         if self.halted() {
             return;
         }
-        self.joints.warm_start(world.joints, &mut self.bodies, ctx);
-        self.contacts.warm_start(&mut self.bodies, ctx);
+        self.joints
+            .warm_start(world.joints, &mut self.bodies, ctx, &self.threads);
+        self.contacts
+            .warm_start(&mut self.bodies, ctx, &self.threads);
     }
 
     /// One pass over joints then contacts (one solver iteration).
@@ -307,8 +341,9 @@ impl StepSolver {
     fn iterate_once(&mut self, world: &mut StepWorld, ctx: &StepContext, mode: BiasMode) {
         let use_bias = mode != BiasMode::Relax;
         self.joints
-            .solve(world.joints, &mut self.bodies, ctx, use_bias);
-        self.contacts.solve(&mut self.bodies, ctx, mode);
+            .solve(world.joints, &mut self.bodies, ctx, use_bias, &self.threads);
+        self.contacts
+            .solve(&mut self.bodies, ctx, mode, &self.threads);
     }
 
     /// Move bodies by their velocities (speeds clamped to the engine limits). A velocity
@@ -343,7 +378,8 @@ impl StepSolver {
         if self.halted() {
             return;
         }
-        self.contacts.restitution(&mut self.bodies, ctx);
+        self.contacts
+            .restitution(&mut self.bodies, ctx, &self.threads);
     }
 
     /// Accumulated contact impulses back to the contacts for the next warm start.

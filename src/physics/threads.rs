@@ -1,0 +1,388 @@
+//! The world's threads: how the narrow phase and the colour-by-colour solve are split
+//! across workers (feature `parallel`, through rayon), with results identical for any
+//! thread count.
+//!
+//! Why the results cannot depend on the thread count:
+//! - The narrow phase updates each contact from the bodies and shapes alone; the counts and
+//!   the bodies to wake are gathered afterwards, in contact order, on one thread.
+//! - The solve splits only the batches of one colour across threads. Constraints of one
+//!   colour share no moving body (`solver/graph.rs`), so each batch reads and writes the
+//!   same velocities whichever thread runs it and in whatever order; no block of the next
+//!   colour starts before every block of this one is done, so it sees every impulse of the
+//!   colours before it, exactly as the one-thread loop does. Fixed bodies (the shared static body 0,
+//!   kinematic bodies) may appear in batches of several threads: they are only read, never
+//!   written back (`contact_simd::scatter` skips them).
+//! - No float is summed across threads.
+//!
+//! With one thread (the default), or without the feature, every helper runs its work in
+//! place, in order: the serial path.
+
+use std::fmt;
+#[cfg(feature = "parallel")]
+use std::ops::Range;
+
+use super::error::{PhysicsError, PhysicsResult};
+use super::solver::SolverBody;
+
+/// The most threads a world may be given.
+pub const MAX_THREADS: usize = 64;
+
+/// Fewer batches per thread than this in all are solved on the caller alone (waking the
+/// team costs more than the batches); the result is the same either way.
+const MIN_BATCHES_PER_THREAD: usize = 4;
+
+/// The worker threads of one world: a count and, with the `parallel` feature and more than
+/// one thread, a rayon pool of that many threads (shared by the world's clones).
+#[derive(Clone, Default)]
+pub(crate) struct Threads {
+    /// Threads asked for (1 when never set).
+    requested: usize,
+    #[cfg(feature = "parallel")]
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+}
+
+impl fmt::Debug for Threads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Threads")
+            .field("requested", &self.requested())
+            .field("count", &self.count())
+            .finish()
+    }
+}
+
+impl Threads {
+    /// `count` threads (1: the serial path): the caller and a pool of `count - 1`. Errors
+    /// outside `1..=MAX_THREADS`, or when the operating system refuses the threads.
+    pub(crate) fn new(count: usize) -> PhysicsResult<Threads> {
+        if !(1..=MAX_THREADS).contains(&count) {
+            return Err(PhysicsError::new(
+                "threads",
+                format!("must be between 1 and {MAX_THREADS}, got {count}"),
+            ));
+        }
+        #[cfg(feature = "parallel")]
+        {
+            let pool = if count > 1 {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(count - 1)
+                    .thread_name(|i| format!("impulse-worker-{}", i + 1))
+                    .build()
+                    .map_err(|e| {
+                        PhysicsError::new("threads", format!("could not start {count}: {e}"))
+                    })?;
+                Some(std::sync::Arc::new(pool))
+            } else {
+                None
+            };
+            Ok(Threads {
+                requested: count,
+                pool,
+            })
+        }
+        #[cfg(not(feature = "parallel"))]
+        Ok(Threads { requested: count })
+    }
+
+    /// Threads asked for.
+    pub(crate) fn requested(&self) -> usize {
+        self.requested.max(1)
+    }
+
+    /// Threads the step uses: the count asked for with the `parallel` feature, else 1.
+    pub(crate) fn count(&self) -> usize {
+        #[cfg(feature = "parallel")]
+        if let Some(pool) = &self.pool {
+            return pool.current_num_threads() + 1;
+        }
+        1
+    }
+
+    /// `out[i] = f(&mut items[i])` for every `i`, in chunks the threads claim one at a time.
+    pub(crate) fn map_mut<T: Send, U: Send>(
+        &self,
+        items: &mut [T],
+        out: &mut [U],
+        f: impl Fn(&mut T) -> U + Sync,
+    ) {
+        assert_eq!(items.len(), out.len(), "one output per item");
+        #[cfg(feature = "parallel")]
+        if let Some(pool) = &self.pool {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            let len = items.len();
+            // Several chunks per thread, so a thread with expensive pairs, or one the
+            // operating system parks, does not hold the others up.
+            let chunk = len.div_ceil(8 * self.count()).max(16);
+            let chunks = len.div_ceil(chunk);
+            let next = AtomicUsize::new(0);
+            let (items, out) = (SharedSlice::new(items), SharedSlice::new(out));
+            team(pool, &|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= chunks {
+                    break;
+                }
+                let range = k * chunk..((k + 1) * chunk).min(len);
+                // SAFETY: each chunk index is claimed by exactly one thread.
+                let (items, out) = unsafe { (items.slice(range.clone()), out.slice(range)) };
+                for (item, o) in items.iter_mut().zip(out) {
+                    *o = f(item);
+                }
+            });
+            return;
+        }
+        for (item, o) in items.iter_mut().zip(out) {
+            *o = f(item);
+        }
+    }
+
+    /// Run `kernel` over the batches colour by colour: `starts[c]..starts[c + 1]` are the
+    /// batches of colour `c` (batches are stored colour after colour). One thread: one call
+    /// over every batch, in order. More: each colour's batches are cut into blocks that the
+    /// threads claim one at a time, and no block of a colour starts before every block of
+    /// the colour before it is done (`for_each_block`).
+    ///
+    /// The caller promises that batches of one colour share no moving body and that the
+    /// kernel writes no fixed body (see the module docs): that is what makes the shared
+    /// `bodies` safe to use from several threads.
+    pub(crate) fn by_colour<T: Send>(
+        &self,
+        batches: &mut [T],
+        starts: &[usize],
+        bodies: &mut [SolverBody],
+        kernel: impl Fn(&mut [T], &mut [SolverBody]) + Sync,
+    ) {
+        let threads = self.count();
+        if threads == 1
+            || batches.len() < MIN_BATCHES_PER_THREAD * threads
+            || starts.len() > MAX_COLOURS + 1
+        {
+            kernel(batches, bodies);
+            return;
+        }
+        #[cfg(feature = "parallel")]
+        if let Some(pool) = &self.pool {
+            assert_eq!(starts.last().copied(), Some(batches.len()));
+            let shared_batches = SharedSlice::new(batches);
+            let shared_bodies = SharedSlice::new(bodies);
+            for_each_block(pool, starts, threads, &|range| {
+                // SAFETY: each block is claimed by exactly one thread, so each batch is
+                // borrowed once; the batches of one colour share no moving body and fixed
+                // bodies are never written, so no body is written by one thread while
+                // another reads or writes it; a colour starts after the one before is done.
+                unsafe { kernel(shared_batches.slice(range), shared_bodies.all()) };
+            });
+            return;
+        }
+        kernel(batches, bodies);
+    }
+
+    /// As `by_colour`, for a kernel that only reads the batches (warm start).
+    pub(crate) fn by_colour_ref<T: Sync>(
+        &self,
+        batches: &[T],
+        starts: &[usize],
+        bodies: &mut [SolverBody],
+        kernel: impl Fn(&[T], &mut [SolverBody]) + Sync,
+    ) {
+        let threads = self.count();
+        if threads == 1
+            || batches.len() < MIN_BATCHES_PER_THREAD * threads
+            || starts.len() > MAX_COLOURS + 1
+        {
+            kernel(batches, bodies);
+            return;
+        }
+        #[cfg(feature = "parallel")]
+        if let Some(pool) = &self.pool {
+            assert_eq!(starts.last().copied(), Some(batches.len()));
+            let shared_bodies = SharedSlice::new(bodies);
+            for_each_block(pool, starts, threads, &|range| {
+                // SAFETY: as in `by_colour`.
+                unsafe { kernel(&batches[range], shared_bodies.all()) };
+            });
+            return;
+        }
+        kernel(batches, bodies);
+    }
+}
+
+/// Most colours `by_colour` splits (more run on one thread; the graph has 24).
+const MAX_COLOURS: usize = 32;
+
+/// Run `work` on the caller and on every thread of `pool` at once; return when all are done.
+#[cfg(feature = "parallel")]
+fn team(pool: &rayon::ThreadPool, work: &(impl Fn() + Sync)) {
+    pool.in_place_scope(|scope| {
+        for _ in 0..pool.current_num_threads() {
+            scope.spawn(|_| work());
+        }
+        work();
+    });
+}
+
+/// Run `f` on every block of every colour across the team: colour `c`'s batches
+/// `starts[c]..starts[c + 1]` are cut into blocks (a few per thread) that the threads claim
+/// with an atomic counter; a thread starts on colour `c` only once every block of colour
+/// `c - 1` is done. No thread waits for another to *arrive* anywhere, only for claimed work
+/// to finish, so a thread the operating system parks holds nothing up unless it holds a
+/// block. (A block's writes are published by the release increment of `done`, which the
+/// next colour's threads acquire.)
+#[cfg(feature = "parallel")]
+fn for_each_block(
+    pool: &rayon::ThreadPool,
+    starts: &[usize],
+    threads: usize,
+    f: &(impl Fn(Range<usize>) + Sync),
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let colours = starts.len().saturating_sub(1);
+    debug_assert!(colours <= MAX_COLOURS);
+    // (block size, block count) of colour `c`.
+    let blocks = |c: usize| {
+        let len = starts[c + 1] - starts[c];
+        let size = len.div_ceil(BLOCKS_PER_THREAD * threads).max(1);
+        (size, len.div_ceil(size))
+    };
+    let claimed: [AtomicUsize; MAX_COLOURS] = std::array::from_fn(|_| AtomicUsize::new(0));
+    let done: [AtomicUsize; MAX_COLOURS] = std::array::from_fn(|_| AtomicUsize::new(0));
+    team(pool, &|| {
+        for c in 0..colours {
+            if c > 0 {
+                let (_, before) = blocks(c - 1);
+                let mut spins = 0u32;
+                while done[c - 1].load(Ordering::Acquire) < before {
+                    if spins < 1000 {
+                        std::hint::spin_loop();
+                        spins += 1;
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+            }
+            let (size, count) = blocks(c);
+            loop {
+                let k = claimed[c].fetch_add(1, Ordering::Relaxed);
+                if k >= count {
+                    break;
+                }
+                let start = starts[c] + k * size;
+                f(start..(start + size).min(starts[c + 1]));
+                done[c].fetch_add(1, Ordering::Release);
+            }
+        }
+    });
+}
+
+/// Blocks per thread and colour: enough that a slow thread's share is taken over by the
+/// others, few enough that claiming stays cheap.
+#[cfg(feature = "parallel")]
+const BLOCKS_PER_THREAD: usize = 4;
+
+/// A slice handed to several threads, which promise to touch disjoint parts.
+#[cfg(feature = "parallel")]
+struct SharedSlice<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+// SAFETY: the users of `slice` and `all` uphold the disjointness (see `Threads::by_colour`).
+#[cfg(feature = "parallel")]
+unsafe impl<T: Send> Sync for SharedSlice<T> {}
+#[cfg(feature = "parallel")]
+unsafe impl<T: Send> Send for SharedSlice<T> {}
+
+#[cfg(feature = "parallel")]
+impl<T> SharedSlice<T> {
+    fn new(slice: &mut [T]) -> SharedSlice<T> {
+        SharedSlice {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+        }
+    }
+
+    /// # Safety
+    /// No other thread may use the elements of `range` while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn slice(&self, range: Range<usize>) -> &mut [T] {
+        assert!(range.start <= range.end && range.end <= self.len);
+        std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start)
+    }
+
+    /// # Safety
+    /// The threads holding the whole slice at once must touch disjoint elements, or only
+    /// read the ones they share.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn all(&self) -> &mut [T] {
+        std::slice::from_raw_parts_mut(self.ptr, self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_counts_outside_the_range_are_refused_by_name() {
+        for bad in [0, MAX_THREADS + 1] {
+            let err = Threads::new(bad).unwrap_err();
+            assert_eq!(err.field, "threads");
+            assert!(err.message.contains(&bad.to_string()), "{}", err.message);
+        }
+        assert_eq!(Threads::new(1).unwrap().count(), 1);
+        let four = Threads::new(4).unwrap();
+        assert_eq!(four.requested(), 4);
+        let expected = if cfg!(feature = "parallel") { 4 } else { 1 };
+        assert_eq!(four.count(), expected);
+    }
+
+    /// Every colour's batches run exactly once, and a colour only after every batch of
+    /// the colour before it (each batch records the colours finished when it ran).
+    #[test]
+    fn by_colour_runs_each_batch_once_after_the_colours_before() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // Colours of 40, 1, 2, 77 and 80 batches: two small ones in a row.
+        let starts = [0usize, 40, 41, 43, 120, 200];
+        for count in [1, 2, 4] {
+            let threads = Threads::new(count).unwrap();
+            let done = [(); 5].map(|_| AtomicUsize::new(0));
+            let mut batches: Vec<(usize, usize, u32)> = (0..200)
+                .map(|k| (starts.iter().rposition(|&s| s <= k).unwrap(), 0, 0))
+                .collect();
+            let mut bodies = vec![SolverBody::STATIC; 3];
+            threads.by_colour(&mut batches, &starts, &mut bodies, |batch, _| {
+                for (colour, before, runs) in batch.iter_mut() {
+                    *before = (0..*colour)
+                        .map(|c| done[c].load(Ordering::SeqCst))
+                        .sum::<usize>();
+                    *runs += 1;
+                    done[*colour].fetch_add(1, Ordering::SeqCst);
+                }
+            });
+            for &(colour, before, runs) in &batches {
+                assert_eq!(runs, 1, "{count} threads");
+                assert_eq!(before, starts[colour], "{count} threads, colour {colour}");
+            }
+        }
+    }
+
+    #[test]
+    fn map_mut_maps_every_item_once_into_its_slot() {
+        for count in [1, 2, 3] {
+            let threads = Threads::new(count).unwrap();
+            for len in [0, 1, 15, 16, 17, 1000] {
+                let mut items: Vec<u32> = (0..len).collect();
+                let mut out = vec![0u64; len as usize];
+                threads.map_mut(&mut items, &mut out, |x| {
+                    *x += 1;
+                    u64::from(*x) * 3
+                });
+                for (i, (&x, &o)) in items.iter().zip(&out).enumerate() {
+                    assert_eq!(
+                        (x, o),
+                        (i as u32 + 1, 3 * (i as u64 + 1)),
+                        "{count} threads"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The step's results do not depend on the thread count (`World::set_thread_count`, the
+//! `parallel` feature): the narrow phase and the colour-by-colour solve are split across
+//! threads without any order-dependent sum.
+//!
+//! One thread is the serial path: the same code the library runs without the `parallel`
+//! feature (`cargo test --no-default-features --test threads` runs these tests on a serial
+//! build, where every count steps serially).
+
+mod common;
+
+use common::*;
+use impulse::physics::joint::{DistanceJointDef, RevoluteJointDef, WeldJointDef};
+use impulse::physics::*;
+
+/// A kinematic spinner stirring a tumbling heap of mixed shapes inside a closed box, with a
+/// hanging grid of pinned balls (free revolute pins, batched) and a chain of distance and
+/// weld joints: contacts, pins, scalar joints and kinematic bodies shared by many
+/// constraints, chaotic enough that any difference in any impulse grows into the hash.
+fn stirred_heap(solver: SolverKind, threads: usize) -> World {
+    let mut world = World::new(SolverSettings {
+        solver,
+        substeps: 4,
+        ..awake_settings()
+    });
+    world.set_thread_count(threads).unwrap();
+    let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+    // A box 24 m wide and 30 m tall, open at no side.
+    for (centre, half) in [
+        (Vec2::new(0.0, -0.5), Vec2::new(12.5, 0.5)),
+        (Vec2::new(0.0, 30.5), Vec2::new(12.5, 0.5)),
+        (Vec2::new(-12.5, 15.0), Vec2::new(0.5, 15.5)),
+        (Vec2::new(12.5, 15.0), Vec2::new(0.5, 15.5)),
+    ] {
+        let wall = Polygon::new_offset_box(half.x, half.y, centre, 0.0).unwrap();
+        world
+            .create_shape(ground, &ShapeDef::new(Geometry::Polygon(wall)))
+            .unwrap();
+    }
+    let spinner = world
+        .create_body(&BodyDef::new(BodyKind::Kinematic, Vec2::new(0.0, 6.0)).angular_velocity(-2.0))
+        .unwrap();
+    let blade = Polygon::new_box(9.0, 0.25).unwrap();
+    world
+        .create_shape(spinner, &ShapeDef::new(Geometry::Polygon(blade)))
+        .unwrap();
+
+    let mut seed = 0x2545_f491u32;
+    let mut rand = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed % 10_000) as f32 / 10_000.0
+    };
+    for i in 0..700 {
+        let p = Vec2::new(-10.0 + (i % 40) as f32 * 0.5, 12.0 + (i / 40) as f32 * 0.55);
+        let body = world
+            .create_body(&BodyDef::dynamic(p).angle(rand() * 3.0))
+            .unwrap();
+        let geometry = match i % 3 {
+            0 => Geometry::Polygon(
+                Polygon::new_box(0.1 + rand() * 0.12, 0.1 + rand() * 0.12).unwrap(),
+            ),
+            1 => Geometry::Circle(Circle::new(Vec2::ZERO, 0.1 + rand() * 0.12).unwrap()),
+            _ => Geometry::Capsule(
+                Capsule::new(Vec2::new(-0.12, 0.0), Vec2::new(0.12, 0.0), 0.1).unwrap(),
+            ),
+        };
+        world
+            .create_shape(body, &ShapeDef::new(geometry).friction(0.6))
+            .unwrap();
+    }
+
+    // A 10 x 10 grid of balls hanging from the lid, each pinned to its neighbours above
+    // and to the left.
+    let n = 10;
+    let mut grid = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let p = Vec2::new(-9.0 + j as f32 * 0.5, 29.0 - i as f32 * 0.5);
+            let body = world.create_body(&BodyDef::dynamic(p)).unwrap();
+            let ball = Geometry::Circle(Circle::new(Vec2::ZERO, 0.2).unwrap());
+            world.create_shape(body, &ShapeDef::new(ball)).unwrap();
+            let mut pin = |other: BodyHandle| {
+                let def = RevoluteJointDef {
+                    anchor: p,
+                    ..RevoluteJointDef::default()
+                };
+                world
+                    .create_joint(&JointDef::new(other, body, def))
+                    .unwrap();
+            };
+            if i == 0 && j % 3 == 0 {
+                pin(ground);
+            }
+            if i > 0 {
+                pin(grid[(i - 1) * n + j]);
+            }
+            if j > 0 {
+                pin(grid[i * n + j - 1]);
+            }
+            grid.push(body);
+        }
+    }
+    // A chain of boxes: distance joints, every third link welded.
+    let mut previous = ground;
+    let mut anchor = Vec2::new(8.0, 29.5);
+    for k in 0..12 {
+        let p = anchor - Vec2::new(0.0, 0.6);
+        let link = world.create_body(&BodyDef::dynamic(p)).unwrap();
+        let shape = Geometry::Polygon(Polygon::new_box(0.15, 0.25).unwrap());
+        world.create_shape(link, &ShapeDef::new(shape)).unwrap();
+        let def = if k % 3 == 2 {
+            JointDef::new(
+                previous,
+                link,
+                WeldJointDef {
+                    anchor,
+                    ..WeldJointDef::default()
+                },
+            )
+        } else {
+            JointDef::new(
+                previous,
+                link,
+                DistanceJointDef {
+                    anchor_a: anchor,
+                    anchor_b: p,
+                    ..DistanceJointDef::default()
+                },
+            )
+        };
+        world.create_joint(&def).unwrap();
+        previous = link;
+        anchor = p;
+    }
+    world
+}
+
+fn hash_after(solver: SolverKind, threads: usize, steps: usize) -> (u64, World) {
+    let mut world = stirred_heap(solver, threads);
+    for _ in 0..steps {
+        world.step(DT);
+    }
+    (world.state_hash(), world)
+}
+
+/// The soft step (contact batches, pin batches, colour by colour) at 1, 2 and 4 threads.
+#[test]
+fn soft_step_state_is_identical_at_one_two_and_four_threads() {
+    let (one, world) = hash_after(SolverKind::SoftStep, 1, 240);
+    // The scene did what it is for: a heap churning against the spinner, pins batched.
+    let stats = world.stats();
+    assert!(stats.contacts > 1000, "{} contacts", stats.contacts);
+    assert!(stats.kinetic_energy > 50.0, "{} J", stats.kinetic_energy);
+    for threads in [2, 4] {
+        let (hash, world) = hash_after(SolverKind::SoftStep, threads, 240);
+        let expected = if cfg!(feature = "parallel") {
+            threads
+        } else {
+            1
+        };
+        assert_eq!(world.thread_count(), expected);
+        assert_eq!(hash, one, "soft step, {threads} threads against 1");
+    }
+    // The hash sees a change: one more step differs.
+    let mut world = stirred_heap(SolverKind::SoftStep, 2);
+    for _ in 0..241 {
+        world.step(DT);
+    }
+    assert_ne!(world.state_hash(), one, "the hash must see one more step");
+}
+
+/// The classic solver's narrow phase is split too (its solve stays serial).
+#[test]
+fn classic_state_is_identical_at_one_and_two_threads() {
+    let (one, _) = hash_after(SolverKind::Classic, 1, 120);
+    let (two, _) = hash_after(SolverKind::Classic, 2, 120);
+    assert_eq!(one, two, "classic, 2 threads against 1");
+}
+
+/// A thread count can change between steps (the app's setting) without changing the run.
+#[test]
+fn changing_the_thread_count_mid_run_changes_nothing() {
+    let (one, _) = hash_after(SolverKind::SoftStep, 1, 150);
+    let mut world = stirred_heap(SolverKind::SoftStep, 1);
+    for k in 0..150 {
+        world.set_thread_count([1, 2, 3][k % 3]).unwrap();
+        world.step(DT);
+    }
+    assert_eq!(world.state_hash(), one);
+}
+
+#[test]
+fn thread_counts_outside_one_to_sixty_four_are_refused() {
+    let mut world = World::default();
+    for bad in [0, 65, usize::MAX] {
+        let err = world.set_thread_count(bad).unwrap_err();
+        assert_eq!(err.field, "threads");
+    }
+    assert_eq!(world.thread_count(), 1, "a refused count keeps the old one");
+}
