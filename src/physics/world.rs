@@ -21,7 +21,10 @@ use super::math::{Aabb, Vec2};
 use super::settings::{SolverKind, SolverSettings};
 use super::shape::{Shape, ShapeDef};
 use super::solver::step::{StepSolver, StepWorld};
-use super::solver::{classic, soft_step};
+use super::solver::{
+    classic, jacobi, pgs_ngs, pgs_ngs_block, pgs_soft, soft_step, tgs_ngs, tgs_soft, tgs_sticky,
+    xpbd,
+};
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
 /// Drawing one shape's geometry moved to `debug_draw`; kept here for its callers.
@@ -672,7 +675,9 @@ impl World {
     /// 4. `clear_forces`.
     ///
     /// Classic: `substeps` full steps of `dt / substeps` (collide and driver each). Soft
-    /// step: one collide, then one driver call that runs the sub-steps.
+    /// step: one collide, then one driver call that runs the sub-steps. The other solvers
+    /// (issue 13) follow one of the two patterns (`SolverKind::sub_steps`), each with its
+    /// own driver file under `solver/`.
     pub fn step(&mut self, dt: f32) {
         if !(dt > 0.0 && dt.is_finite()) {
             return;
@@ -694,6 +699,38 @@ impl World {
                 self.collide(dt);
                 let (solver, mut world, stats) = self.solver_parts();
                 soft_step::step(solver, &mut world, dt, substeps, stats);
+            }
+            kind @ (SolverKind::Jacobi
+            | SolverKind::PgsNgs
+            | SolverKind::PgsNgsBlock
+            | SolverKind::PgsSoft) => {
+                let h = dt / substeps as f32;
+                for _ in 0..substeps {
+                    self.collide(h);
+                    let (solver, mut world, stats) = self.solver_parts();
+                    match kind {
+                        SolverKind::Jacobi => jacobi::step(solver, &mut world, h, stats),
+                        SolverKind::PgsNgs => pgs_ngs::step(solver, &mut world, h, stats),
+                        SolverKind::PgsNgsBlock => {
+                            pgs_ngs_block::step(solver, &mut world, h, stats)
+                        }
+                        _ => pgs_soft::step(solver, &mut world, h, stats),
+                    }
+                }
+            }
+            kind @ (SolverKind::TgsSticky
+            | SolverKind::TgsSoft
+            | SolverKind::TgsNgs
+            | SolverKind::Xpbd) => {
+                self.collide(dt);
+                let (solver, mut world, stats) = self.solver_parts();
+                let driver = match kind {
+                    SolverKind::TgsSticky => tgs_sticky::step,
+                    SolverKind::TgsSoft => tgs_soft::step,
+                    SolverKind::TgsNgs => tgs_ngs::step,
+                    _ => xpbd::step,
+                };
+                driver(solver, &mut world, dt, substeps, stats);
             }
         }
         self.islands.update_sleep(

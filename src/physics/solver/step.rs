@@ -41,7 +41,11 @@ pub(crate) struct StepSolver {
     /// the solver bodies per iteration).
     pub(crate) record_residuals: bool,
     pub(crate) residuals: Vec<f32>,
-    residual_scratch: Vec<(Vec2, f32)>,
+    pub(super) residual_scratch: Vec<(Vec2, f32)>,
+    /// Jacobi: the velocity changes of one iteration, per solver body.
+    pub(super) jacobi_deltas: Vec<(Vec2, f32)>,
+    /// XPBD: each solver body's motion (`dp`, `d_angle`) at the start of the sub-step.
+    pub(super) substep_start: Vec<(Vec2, f32)>,
     /// Time spent in `integrate_positions` since `start_clock`.
     integrate_time: Duration,
 }
