@@ -47,7 +47,8 @@ pub struct VerdictFile {
     /// Row label of the verdict table.
     pub label: String,
     pub criterion: Criterion,
-    /// Sub-steps of the soft step column, at least (the scene's own count when larger).
+    /// Sub-steps of the soft step column (and of every sub-stepping solver's column), at
+    /// least (the scene's own count when larger).
     #[serde(default = "default_soft_substeps")]
     pub soft_substeps: u32,
     /// Pyramid base used instead of the file's (the benchmark's large pyramid is base 100,
