@@ -1,6 +1,7 @@
 //! The hard-scene verdicts: the stacking and robustness scenes that separate a solver that
-//! works from one that does not, each with a stated pass criterion, run under the soft step
-//! and under the classic solver with and without each of its toggles.
+//! works from one that does not, each with a stated pass criterion, run under the soft step,
+//! under the classic solver with and without each of its toggles, and under the eight other
+//! solvers of the matrix (issue 13).
 //!
 //! `testbed verdicts` prints the table; `tests/verdicts.rs` requires the soft step to pass
 //! every scene. No GUI: this module depends on the core and the scene loader only.

@@ -42,6 +42,7 @@ use super::contact::{
     ContactSolver,
 };
 use super::{SolverBody, StepContext};
+use crate::physics::limits;
 use crate::physics::math::{cross, Vec2};
 use crate::physics::settings::MAX_LINEAR_CORRECTION;
 
@@ -74,6 +75,20 @@ pub enum Friction {
     Coulomb,
     /// Position-level friction on anchors that stick for the step.
     Sticky,
+}
+
+/// An accumulated impulse held inside the range the loader accepts for saved impulses
+/// (`limits::ACCUMULATED_IMPULSE`), NaN as 0: a diverging Jacobi sweep sums infinities
+/// (`inf - inf`), and a NaN friction bound would make `clamp` panic. Values inside the
+/// range are unchanged.
+#[inline]
+fn held(x: f32) -> f32 {
+    let max = limits::ACCUMULATED_IMPULSE.max;
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(-max, max)
+    }
 }
 
 /// The current arms of a point and the drift of its anchors since prepare.
@@ -138,12 +153,14 @@ impl ContactSolver {
             solve_contact_pair(c, &mut a, &mut b, ctx, mode);
             for (cp, old) in c.points[..c.count].iter_mut().zip(&before) {
                 cp.normal_impulse =
-                    old.normal_impulse + w * (cp.normal_impulse - old.normal_impulse);
+                    held(old.normal_impulse + w * (cp.normal_impulse - old.normal_impulse));
                 cp.tangent_impulse =
-                    old.tangent_impulse + w * (cp.tangent_impulse - old.tangent_impulse);
+                    held(old.tangent_impulse + w * (cp.tangent_impulse - old.tangent_impulse));
+                cp.max_normal_impulse = held(cp.max_normal_impulse);
             }
             for (k, new, old) in [(c.index_a, a, a0), (c.index_b, b, b0)] {
-                if k != 0 {
+                let finite = new.v.is_finite() && new.w.is_finite();
+                if k != 0 && finite {
                     deltas[k].0 += w * (new.v - old.v);
                     deltas[k].1 += w * (new.w - old.w);
                 }
@@ -212,8 +229,8 @@ impl ContactSolver {
                 }
                 let lambda = -s / (w + alpha);
                 cp.last_normal_increment = lambda;
-                cp.normal_impulse = lambda * ctx.inv_dt;
-                cp.max_normal_impulse = cp.max_normal_impulse.max(cp.normal_impulse);
+                cp.normal_impulse = held(lambda * ctx.inv_dt);
+                cp.max_normal_impulse = held(cp.max_normal_impulse.max(cp.normal_impulse));
                 push(&mut a, &mut b, ra, rb, lambda * n);
             }
             for cp in &mut c.points[..c.count] {
@@ -230,7 +247,7 @@ impl ContactSolver {
                 if lambda.abs() > c.friction * lambda_n {
                     continue; // sliding: dynamic friction acts in the velocity pass
                 }
-                cp.tangent_impulse = lambda * ctx.inv_dt;
+                cp.tangent_impulse = held(lambda * ctx.inv_dt);
                 push(&mut a, &mut b, ra, rb, lambda * t);
             }
             store_motion(bodies, c, &a, &b);
@@ -301,7 +318,7 @@ fn solve_anchored_contact(
         let vn = relative_velocity(&a, &b, ra, rb).dot(n);
         let lambda =
             -cp.normal_mass * (mass_scale * vn + target) - impulse_scale * cp.normal_impulse;
-        let new_impulse = (cp.normal_impulse + lambda).max(0.0);
+        let new_impulse = held((cp.normal_impulse + lambda).max(0.0));
         let lambda = new_impulse - cp.normal_impulse;
         cp.normal_impulse = new_impulse;
         cp.last_normal_increment = lambda;
@@ -324,8 +341,9 @@ fn solve_anchored_contact(
                 (target, c.friction * mean_normal)
             }
         };
+        let max_friction = held(max_friction).abs();
         let lambda = -cp.tangent_mass * (vt + target);
-        let new_impulse = (cp.tangent_impulse + lambda).clamp(-max_friction, max_friction);
+        let new_impulse = held(cp.tangent_impulse + lambda).clamp(-max_friction, max_friction);
         let lambda = new_impulse - cp.tangent_impulse;
         cp.tangent_impulse = new_impulse;
         apply(&mut a, &mut b, ra, rb, lambda * t);
