@@ -10,7 +10,9 @@
 //! - **Known failure**: the position passes move bodies without momentum, but sub-steps
 //!   multiply them: a pile corrected every sub-step jitters, and position-only correction
 //!   converges poorly for large mass ratios (Solver2D: TGS_NGS loses the heavy-on-light
-//!   stack).
+//!   stack). Here the base-40 pyramid of the verdict table blows up (bodies at the 400 m/s
+//!   cap, the base-100 pyramid of the bench too) while the stacks and chains hold; Solver2D
+//!   does not report that, so it may be a defect of this derivation: open (issue 13).
 //! - **Reference**: Catto, "Solver2D" (2024): `solve_tgs_ngs.c`; Box2D v2.4's position
 //!   solver.
 
