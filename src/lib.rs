@@ -11,7 +11,7 @@
 //! - `files`: user files written atomically (refusing devices, folders and links) and user
 //!   strings escaped for printing, behind the `testbed` feature.
 //! - `lab`: rewind and side-by-side comparison, headless (the window drives it).
-//! - `verdicts`: the hard-scene verdicts, soft step against the classic solver.
+//! - `verdicts`: the hard-scene verdicts, every solver (and the classic toggles) side by side.
 //! - `app`: the interactive testbed, behind the `testbed` feature.
 //!
 //! Units are metres, kilograms, seconds and radians, with y up.

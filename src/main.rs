@@ -71,7 +71,9 @@ struct Cli {
 
     /// Compare mode: run the scene in 2 to 4 worlds, comma separated presets: scene,
     /// classic, soft step, "classic no warm starting", "classic no position correction",
-    /// "classic no block solver", "classic increments clamped".
+    /// "classic no block solver", "classic increments clamped", and the other solvers:
+    /// jacobi, "pgs ngs", "pgs ngs block", "pgs soft", "tgs sticky", "tgs soft", "tgs ngs",
+    /// xpbd.
     #[arg(long, value_name = "LIST", value_parser = compare_list)]
     compare: Option<String>,
 
@@ -121,8 +123,8 @@ enum Command {
         #[arg(long, default_value_t = 300)]
         steps: u64,
     },
-    /// The hard-scene verdicts: every stacking and robustness scene under the soft step and
-    /// the classic solver with each toggle off, as a markdown table.
+    /// The hard-scene verdicts: every stacking and robustness scene under the soft step, the
+    /// classic solver with each toggle off and the eight other solvers, as a markdown table.
     Verdicts,
 }
 

@@ -1,6 +1,7 @@
 //! The hard-scene verdicts: the stacking and robustness scenes that separate a solver that
-//! works from one that does not, each with a stated pass criterion, run under the soft step
-//! and under the classic solver with and without each of its toggles.
+//! works from one that does not, each with a stated pass criterion, run under the soft step,
+//! under the classic solver with and without each of its toggles, and under the eight other
+//! solvers of the matrix (issue 13).
 //!
 //! `testbed verdicts` prints the table; `tests/verdicts.rs` requires the soft step to pass
 //! every scene. No GUI: this module depends on the core and the scene loader only.
@@ -21,7 +22,7 @@ pub struct Configuration {
 }
 
 /// The columns of the table: the soft step, then the classic solver as the scene sets it
-/// and with each toggle turned off in turn.
+/// and with each toggle turned off in turn, then Solver2D's other eight families.
 pub fn configurations() -> Vec<Configuration> {
     vec![
         Configuration {
@@ -63,7 +64,53 @@ pub fn configurations() -> Vec<Configuration> {
                 s.accumulate_impulses = false;
             },
         },
+        // Solver2D's other families (issue 13): full steps at the scene's iterations, or
+        // sub-steps as the soft step's column.
+        Configuration {
+            label: "Jacobi",
+            apply: |s| family(s, SolverKind::Jacobi),
+        },
+        Configuration {
+            label: "PGS-NGS",
+            apply: |s| family(s, SolverKind::PgsNgs),
+        },
+        Configuration {
+            label: "PGS-NGS-Block",
+            apply: |s| family(s, SolverKind::PgsNgsBlock),
+        },
+        Configuration {
+            label: "PGS-Soft",
+            apply: |s| family(s, SolverKind::PgsSoft),
+        },
+        Configuration {
+            label: "TGS-Sticky",
+            apply: |s| family(s, SolverKind::TgsSticky),
+        },
+        Configuration {
+            label: "TGS-Soft",
+            apply: |s| family(s, SolverKind::TgsSoft),
+        },
+        Configuration {
+            label: "TGS-NGS",
+            apply: |s| family(s, SolverKind::TgsNgs),
+        },
+        Configuration {
+            label: "XPBD",
+            apply: |s| family(s, SolverKind::Xpbd),
+        },
     ]
+}
+
+/// One of the families added beside the classic solver and the soft step: the full-step
+/// ones as the classic column (one step, the scene's iterations), the sub-stepping ones as
+/// the soft step's (at least 4 sub-steps, or the scene's `soft_substeps`).
+fn family(s: &mut SolverSettings, kind: SolverKind) {
+    s.solver = kind;
+    s.substeps = if kind.sub_steps() {
+        s.substeps.max(4)
+    } else {
+        1
+    };
 }
 
 fn classic(s: &mut SolverSettings) {
@@ -167,7 +214,7 @@ pub fn load(scene: &HardScene, config: &Configuration, dir: &Path) -> Result<Wor
     (config.apply)(&mut settings);
     // Judged awake: sleep would hide a slow instability by freezing it.
     settings.sleep = false;
-    if settings.solver == SolverKind::SoftStep {
+    if settings.solver.sub_steps() {
         settings.substeps = settings.substeps.max(scene.soft_substeps);
     }
     world.set_settings(settings).map_err(|e| e.to_string())?;

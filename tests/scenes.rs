@@ -817,7 +817,8 @@ fn every_setting_can_be_written_and_overridden_by_key() {
             warm_starting: false, position_correction: false, bias_factor: 0.1, allowed_penetration: 0.02,
             block_solver: false, restitution_threshold: 2.0, gravity: (0, -9.8), step_hz: 120, sleep: false,
             time_to_sleep: 1.0, linear_sleep_tolerance: 0.1, angular_sleep_tolerance: 0.1, contact_hertz: 20,
-            contact_damping_ratio: 5, contact_push_max_velocity: 2, joint_hertz: 30, joint_damping_ratio: 1))"#,
+            contact_damping_ratio: 5, contact_push_max_velocity: 2, joint_hertz: 30, joint_damping_ratio: 1,
+            relax_iterations: 7, position_iterations: 5, jacobi_relaxation: 0.8, xpbd_compliance: 0.001))"#,
         "settings.ron",
     )
     .unwrap();
@@ -827,7 +828,7 @@ fn every_setting_can_be_written_and_overridden_by_key() {
         assert!(s.copy_field(&file.settings, key), "{key}");
         assert_ne!(s, defaults, "{key} was not read from the file");
     }
-    assert_eq!(SettingsFile::KEYS.len(), 21);
+    assert_eq!(SettingsFile::KEYS.len(), 25);
 }
 
 // ------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 //! cargo run --release -p impulse-bench -- [--scene NAME]... [--repeats R] [--steps-scale F]
 //!                                         [--scaling] [--markdown OUT.md]
 //! cargo run --release -p impulse-bench -- --verdicts [--verdict-scene LABEL]... [--markdown OUT.md]
+//! cargo run --release -p impulse-bench -- --solvers [--steps N]   (every solver, large pyramid)
 //! ```
 //!
 //! `--verdicts` prints the hard-scene verdict table with peers (`verdict_port.rs`): every
@@ -23,6 +24,7 @@ mod box2d_port;
 mod impulse_port;
 mod rapier_port;
 mod scenes;
+mod solvers;
 mod verdict_port;
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -671,7 +673,7 @@ struct Options {
 
 const USAGE: &str = "usage: impulse-bench [--scene NAME]... [--engine NAME]... [--repeats R] \
 [--steps-scale F] [--scaling] [--counts] [--profile] [--other-box2d PATH] \
-[--verdicts [--verdict-scene LABEL]...] [--markdown OUT.md]\n  scenes: large_pyramid many_pyramids \
+[--verdicts [--verdict-scene LABEL]...] [--markdown OUT.md]\n       impulse-bench --solvers [--steps N]\n  scenes: large_pyramid many_pyramids \
 joint_grid tumbler compounds junkyard smash spinner washer rain (default: all; with --scaling alone, \
 none)\n  engines: impulse impulse-2t (2 threads) classic box2d (= the four below) box2d-sse2 box2d-avx2 box2d-sse2-2w \
 box2d-avx2-2w rapier (default: all; memory is measured for Impulse, this binary's Box2D and \
@@ -1099,6 +1101,16 @@ fn main() {
         if let Err(e) = child::serve(&raw[1..]) {
             eprintln!("error: {e}");
             std::process::exit(2);
+        }
+        return;
+    }
+    if raw.first().map(String::as_str) == Some("--solvers") {
+        match solvers::run(&raw[1..]) {
+            Ok(table) => print!("{table}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(2);
+            }
         }
         return;
     }

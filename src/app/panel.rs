@@ -374,8 +374,10 @@ impl Testbed {
                     let s = self.lab.live.sessions[i].world.settings();
                     ui.label(
                         RichText::new(format!(
-                            "{:?}, {} it, {} sub",
-                            s.solver, s.iterations, s.substeps
+                            "{}, {} it, {} sub",
+                            s.solver.label(),
+                            s.iterations,
+                            s.substeps
                         ))
                         .small(),
                     );
@@ -476,6 +478,39 @@ impl Testbed {
             ui.radio_value(&mut s.solver, SolverKind::SoftStep, "Soft step")
                 .on_hover_text("Box2D v3's sub-stepped soft constraints with relax");
         });
+        // Solver2D's other families (issue 13); each setting below shows only when it
+        // applies to the selected solver (`SolverKind::uses`).
+        egui::ComboBox::from_id_salt("solver_family")
+            .selected_text(s.solver.label())
+            .show_ui(ui, |ui| {
+                for kind in SolverKind::ALL {
+                    ui.selectable_value(&mut s.solver, kind, kind.label());
+                }
+            })
+            .response
+            .on_hover_text("every solver of Solver2D's comparison; see each solver file's header");
+        let uses = |name: &str| s.solver.uses(name);
+        let show = [
+            "warm_starting",
+            "accumulate_impulses",
+            "position_correction",
+            "block_solver",
+            "iterations",
+            "bias_factor",
+            "allowed_penetration",
+            "contact_hertz",
+            "contact_damping_ratio",
+            "contact_push_max_velocity",
+            "joint_hertz",
+            "joint_damping_ratio",
+            "relax_iterations",
+            "position_iterations",
+            "jacobi_relaxation",
+            "xpbd_compliance",
+        ]
+        .map(uses);
+        let [show_warm, show_acc, show_pos, show_block, show_iterations, show_bias, show_slop, show_chz, show_cdr, show_push, show_jhz, show_jdr, show_relax, show_positions, show_jacobi, show_xpbd] =
+            show;
         let checks: [(&'static str, &str, &mut bool, &str); 5] = [
             (
                 "warm_starting",
@@ -508,24 +543,53 @@ impl Testbed {
                 "let still bodies fall asleep",
             ),
         ];
+        let shown = [show_warm, show_acc, show_pos, show_block, true];
         let mut tracked = Vec::new();
         ui.horizontal_wrapped(|ui| {
-            for (name, label, value, hint) in checks {
-                let r = ui.checkbox(value, label).on_hover_text(hint);
-                tracked.push((name, r));
+            for ((name, label, value, hint), shown) in checks.into_iter().zip(shown) {
+                if shown {
+                    let r = ui.checkbox(value, label).on_hover_text(hint);
+                    tracked.push((name, r));
+                }
             }
         });
         for (name, r) in &tracked {
             self.track(ui, name, r);
         }
-        let r = ui.add(egui::Slider::new(&mut s.iterations, 1..=100).text("iterations"));
-        self.track(ui, "iterations", &r);
+        if show_iterations {
+            let r = ui.add(egui::Slider::new(&mut s.iterations, 1..=100).text("iterations"));
+            self.track(ui, "iterations", &r);
+        }
         ui.add(egui::Slider::new(&mut s.substeps, 1..=16).text("sub-steps"));
-        ui.add(egui::Slider::new(&mut s.bias_factor, 0.0..=1.0).text("bias factor"));
-        ui.add(
-            egui::Slider::new(&mut s.allowed_penetration, 0.0..=0.1)
-                .text("allowed penetration (m)"),
-        );
+        if show_relax {
+            ui.add(egui::Slider::new(&mut s.relax_iterations, 0..=100).text("relax iterations"));
+        }
+        if show_positions {
+            ui.add(
+                egui::Slider::new(&mut s.position_iterations, 0..=100).text("position iterations"),
+            );
+        }
+        if show_jacobi {
+            ui.add(
+                egui::Slider::new(&mut s.jacobi_relaxation, 0.05..=1.0).text("Jacobi relaxation"),
+            );
+        }
+        if show_xpbd {
+            ui.add(
+                egui::Slider::new(&mut s.xpbd_compliance, 0.0..=1e-3)
+                    .logarithmic(true)
+                    .text("XPBD compliance (m/N)"),
+            );
+        }
+        if show_bias {
+            ui.add(egui::Slider::new(&mut s.bias_factor, 0.0..=1.0).text("bias factor"));
+        }
+        if show_slop {
+            ui.add(
+                egui::Slider::new(&mut s.allowed_penetration, 0.0..=0.1)
+                    .text("allowed penetration (m)"),
+            );
+        }
         ui.add(
             egui::Slider::new(&mut s.restitution_threshold, 0.0..=10.0)
                 .text("restitution threshold (m/s)"),
@@ -554,25 +618,35 @@ impl Testbed {
         if (degrees - before.angular_sleep_tolerance.to_degrees()).abs() > 1e-4 {
             s.angular_sleep_tolerance = degrees.to_radians();
         }
-        ui.add_enabled_ui(s.solver == SolverKind::SoftStep, |ui| {
-            ui.label(RichText::new("Soft step").strong());
+        if show_chz || show_push || show_jhz {
+            ui.label(RichText::new("Soft constraints").strong());
+        }
+        if show_chz {
             ui.add(
                 egui::Slider::new(&mut s.contact_hertz, 1.0..=240.0).text("contact stiffness (Hz)"),
             );
+        }
+        if show_cdr {
             ui.add(
                 egui::Slider::new(&mut s.contact_damping_ratio, 0.0..=20.0)
                     .text("contact damping ratio"),
             );
+        }
+        if show_push {
             ui.add(
                 egui::Slider::new(&mut s.contact_push_max_velocity, 0.0..=10.0)
                     .text("max push-out (m/s)"),
             );
+        }
+        if show_jhz {
             ui.add(egui::Slider::new(&mut s.joint_hertz, 1.0..=240.0).text("joint stiffness (Hz)"));
+        }
+        if show_jdr {
             ui.add(
                 egui::Slider::new(&mut s.joint_damping_ratio, 0.0..=20.0)
                     .text("joint damping ratio"),
             );
-        });
+        }
         if s != before {
             self.apply_settings(s);
         }

@@ -38,6 +38,8 @@
 //! | ratio | gear and pulley ratios | 1 | ±1e3 | `ratio^2 m` stays finite |
 //! | time | sleep time, time to sleep | s | 0 ..= 1e9 | |
 //! | slop | allowed penetration | m | 0 ..= 1 | |
+//! | relaxation | `jacobi_relaxation` | 1 | 0 ..= 1 (above 0) | above 1 each contact's correction overshoots |
+//! | compliance | `xpbd_compliance` | m/N | 0 ..= 1 | a 1 kg box would sink metres under its own weight |
 //!
 //! Arms: every point of a shape lies within [`MAX_ARM`] (1e3 m) of its body's origin
 //! (`ShapeDef::validate`), and a joint's anchors within [`MAX_JOINT_ARM`] (50 m) of the
@@ -272,6 +274,22 @@ pub const RATIO: Range = range(
 );
 pub const TIME: Range = range("a time", "s", 0.0, 1e9, "thirty years");
 pub const SLOP: Range = range("a penetration", "m", 0.0, 1.0, "larger than most bodies");
+/// Jacobi relaxation: the fraction of the summed changes applied.
+pub const RELAXATION: Range = range(
+    "a relaxation factor",
+    "1",
+    0.0,
+    1.0,
+    "above 1 each contact's correction overshoots",
+);
+/// XPBD contact compliance.
+pub const COMPLIANCE: Range = range(
+    "a compliance",
+    "m/N",
+    0.0,
+    1.0,
+    "a 1 kg box would sink metres under its own weight",
+);
 /// Camera height (the view), metres.
 pub const VIEW: Range = range(
     "a view height",
@@ -365,6 +383,8 @@ pub fn range_of(field: &str) -> Option<&'static Range> {
         "ratio" => &RATIO,
         "sleep_time" | "time_to_sleep" => &TIME,
         "allowed_penetration" => &SLOP,
+        "jacobi_relaxation" => &RELAXATION,
+        "xpbd_compliance" => &COMPLIANCE,
         "height" => &VIEW,
         _ => return None,
     })

@@ -72,14 +72,136 @@ pub const MAX_LINEAR_CORRECTION: f32 = 0.2;
 /// Largest turn of a body by one joint in one position iteration, radians (8 degrees).
 pub const MAX_ANGULAR_CORRECTION: f32 = 8.0 * std::f32::consts::PI / 180.0;
 
-/// Which velocity solver runs the step.
+/// Which solver runs the step: Solver2D's ten families (each a file under
+/// `physics/solver/`, whose header states its idea, position handling and known failure).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SolverKind {
-    /// Box2D-Lite's sequential impulses with Baumgarte position correction.
+    /// PGS: Box2D-Lite's sequential impulses with Baumgarte position correction, with every
+    /// toggle (warm starting, accumulation, block solver, position correction).
     #[default]
     Classic,
     /// Box2D v3's soft step: sub-steps, soft constraints and a relax pass.
     SoftStep,
+    /// Jacobi: every contact solved from the velocities of the iteration's start, the
+    /// changes summed and applied scaled by `jacobi_relaxation`; soft, with relax passes.
+    Jacobi,
+    /// PGS on velocities without bias, then non-linear Gauss-Seidel position iterations
+    /// (Box2D v2.4).
+    PgsNgs,
+    /// As `PgsNgs`, with two-point manifolds solved as one 2x2 block.
+    PgsNgsBlock,
+    /// PGS with soft constraints in one step, then `relax_iterations` passes without bias.
+    PgsSoft,
+    /// Sub-steps with current anchors, Baumgarte push-out and sticky (position-level)
+    /// friction; no warm starting.
+    TgsSticky,
+    /// Sub-steps with current anchors and soft constraints, a relax pass per sub-step.
+    TgsSoft,
+    /// Sub-steps with current anchors, rigid velocity rows and one NGS position pass per
+    /// sub-step.
+    TgsNgs,
+    /// Extended position-based dynamics: sub-steps that predict positions, project the
+    /// contacts (compliance `xpbd_compliance`) and derive velocities from the motion.
+    Xpbd,
+}
+
+/// How a solver treats the rigid rows of joints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointPath {
+    /// No bias in the velocity iterations; the position error is removed by the NGS joint
+    /// position pass (Box2D v2). Box2D-Lite's soft revolute keeps its velocity Baumgarte.
+    Rigid,
+    /// Soft rows (`joint_hertz`, `joint_damping_ratio`) in the biased passes, rigid in the
+    /// relax passes.
+    Soft,
+}
+
+impl SolverKind {
+    /// Every solver, in the order of Solver2D's comparison (the verdict table's order).
+    pub const ALL: [SolverKind; 10] = [
+        SolverKind::Jacobi,
+        SolverKind::Classic,
+        SolverKind::PgsNgs,
+        SolverKind::PgsNgsBlock,
+        SolverKind::PgsSoft,
+        SolverKind::SoftStep,
+        SolverKind::TgsSticky,
+        SolverKind::TgsSoft,
+        SolverKind::TgsNgs,
+        SolverKind::Xpbd,
+    ];
+
+    /// The name used in tables and the panel.
+    pub fn label(self) -> &'static str {
+        match self {
+            SolverKind::Classic => "PGS (classic)",
+            SolverKind::SoftStep => "soft step",
+            SolverKind::Jacobi => "Jacobi",
+            SolverKind::PgsNgs => "PGS-NGS",
+            SolverKind::PgsNgsBlock => "PGS-NGS-Block",
+            SolverKind::PgsSoft => "PGS-Soft",
+            SolverKind::TgsSticky => "TGS-Sticky",
+            SolverKind::TgsSoft => "TGS-Soft",
+            SolverKind::TgsNgs => "TGS-NGS",
+            SolverKind::Xpbd => "XPBD",
+        }
+    }
+
+    /// True for the solvers that collide once per step and split it into `substeps`
+    /// sub-steps of one iteration each (`iterations` does not apply); the others run
+    /// `substeps` full steps (collide included) of `iterations` iterations.
+    pub fn sub_steps(self) -> bool {
+        matches!(
+            self,
+            SolverKind::SoftStep
+                | SolverKind::TgsSticky
+                | SolverKind::TgsSoft
+                | SolverKind::TgsNgs
+                | SolverKind::Xpbd
+        )
+    }
+
+    /// How this solver treats joints' rigid rows (see each solver's header).
+    pub fn joint_path(self) -> JointPath {
+        match self {
+            SolverKind::Classic
+            | SolverKind::PgsNgs
+            | SolverKind::PgsNgsBlock
+            | SolverKind::TgsNgs
+            | SolverKind::Xpbd => JointPath::Rigid,
+            SolverKind::SoftStep
+            | SolverKind::Jacobi
+            | SolverKind::PgsSoft
+            | SolverKind::TgsSticky
+            | SolverKind::TgsSoft => JointPath::Soft,
+        }
+    }
+
+    /// True when the setting named `field` changes what this solver does (the Solver panel
+    /// shows only these; the shared settings, gravity, sleep and the like, always apply).
+    pub fn uses(self, field: &str) -> bool {
+        use SolverKind::*;
+        match field {
+            "iterations" => !self.sub_steps(),
+            "accumulate_impulses" | "position_correction" | "block_solver" => self == Classic,
+            "warm_starting" => !matches!(self, TgsSticky | Xpbd),
+            "bias_factor" | "allowed_penetration" => {
+                matches!(self, Classic | PgsNgs | PgsNgsBlock | TgsNgs)
+            }
+            "contact_hertz" | "contact_damping_ratio" => {
+                matches!(self, SoftStep | Jacobi | PgsSoft | TgsSoft)
+            }
+            "contact_push_max_velocity" => {
+                matches!(self, SoftStep | Jacobi | PgsSoft | TgsSoft | TgsSticky)
+            }
+            "joint_hertz" | "joint_damping_ratio" => self.joint_path() == JointPath::Soft,
+            "relax_iterations" => matches!(self, Jacobi | PgsSoft | TgsSticky),
+            "position_iterations" => matches!(self, PgsNgs | PgsNgsBlock),
+            "jacobi_relaxation" => self == Jacobi,
+            "xpbd_compliance" => self == Xpbd,
+            _ => true,
+        }
+    }
 }
 
 /// Solver settings. Every field is public and documented with unit and default.
@@ -146,6 +268,23 @@ pub struct SolverSettings {
     pub joint_hertz: f32,
     /// Soft step: joint damping ratio. Default 2 (Box2D v3's benchmark), 5 for its samples.
     pub joint_damping_ratio: f32,
+    /// Jacobi, PGS-Soft and TGS-Sticky: passes without bias after the positions moved
+    /// (Solver2D's extra iterations), 0 to 1000. Default 3. Fewer: the push-out velocity
+    /// stays in the bodies (stacks jump); more: slower steps.
+    pub relax_iterations: u32,
+    /// PGS-NGS and PGS-NGS-Block: non-linear Gauss-Seidel position iterations over the
+    /// contacts per step (Box2D v2's `positionIterations`), 0 to 1000. Default 3. Fewer:
+    /// overlap stays; more: slower steps (each recomputes every contact's separation).
+    pub position_iterations: u32,
+    /// Jacobi: fraction of the summed velocity changes applied per iteration, above 0 and at
+    /// most 1. Default 0.5. Higher: a body pushed by several contacts at once gets each
+    /// contact's full correction and overshoots (a box on two points bounces); lower: slower
+    /// convergence, stacks sink.
+    pub jacobi_relaxation: f32,
+    /// XPBD: contact compliance, m/N (inverse stiffness; Solver2D's 1e-5), 0 to 1. Default
+    /// 0.00001. 0: rigid contacts, energetic push-out; larger: softer contacts that overlap
+    /// more under load.
+    pub xpbd_compliance: f32,
 }
 
 impl Default for SolverSettings {
@@ -172,6 +311,10 @@ impl Default for SolverSettings {
             contact_push_max_velocity: 3.0,
             joint_hertz: 60.0,
             joint_damping_ratio: 2.0,
+            relax_iterations: 3,
+            position_iterations: 3,
+            jacobi_relaxation: 0.5,
+            xpbd_compliance: 1e-5,
         }
     }
 }
@@ -221,6 +364,34 @@ impl SolverSettings {
         check_non_negative("contact_push_max_velocity", self.contact_push_max_velocity)?;
         check_positive("joint_hertz", self.joint_hertz)?;
         check_non_negative("joint_damping_ratio", self.joint_damping_ratio)?;
+        for (field, value) in [
+            ("relax_iterations", self.relax_iterations),
+            ("position_iterations", self.position_iterations),
+        ] {
+            if value > 1000 {
+                return Err(PhysicsError::new(
+                    field,
+                    format!("must be 0 to 1000, got {value}"),
+                ));
+            }
+        }
+        check_positive("jacobi_relaxation", self.jacobi_relaxation)?;
+        if self.jacobi_relaxation > 1.0 {
+            return Err(PhysicsError::new(
+                "jacobi_relaxation",
+                format!(
+                    "must be above 0 and at most 1, got {}",
+                    self.jacobi_relaxation
+                ),
+            ));
+        }
+        check_non_negative("xpbd_compliance", self.xpbd_compliance)?;
+        if self.xpbd_compliance > 1.0 {
+            return Err(PhysicsError::new(
+                "xpbd_compliance",
+                format!("must be 0 to 1, got {}", self.xpbd_compliance),
+            ));
+        }
         Ok(())
     }
 }
@@ -297,7 +468,7 @@ mod tests {
     fn documented_defaults_match_default_settings() {
         let d = SolverSettings::default();
         let on = |b: bool| if b { "on" } else { "off" };
-        let fields: [(&str, String); 21] = [
+        let fields: [(&str, String); 25] = [
             ("solver", format!("`{:?}`", d.solver)),
             ("iterations", d.iterations.to_string()),
             ("substeps", d.substeps.to_string()),
@@ -331,6 +502,10 @@ mod tests {
             ),
             ("joint_hertz", d.joint_hertz.to_string()),
             ("joint_damping_ratio", d.joint_damping_ratio.to_string()),
+            ("relax_iterations", d.relax_iterations.to_string()),
+            ("position_iterations", d.position_iterations.to_string()),
+            ("jacobi_relaxation", d.jacobi_relaxation.to_string()),
+            ("xpbd_compliance", d.xpbd_compliance.to_string()),
         ];
         assert!((2.0f32.to_radians() - d.angular_sleep_tolerance).abs() < 1e-9);
         for (name, value) in fields {

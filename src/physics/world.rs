@@ -21,7 +21,10 @@ use super::math::{Aabb, Vec2};
 use super::settings::{SolverKind, SolverSettings};
 use super::shape::{Shape, ShapeDef};
 use super::solver::step::{HaltPoint, StepProgress, StepSolver, StepWorld};
-use super::solver::{classic, soft_step};
+use super::solver::{
+    classic, jacobi, pgs_ngs, pgs_ngs_block, pgs_soft, soft_step, tgs_ngs, tgs_soft, tgs_sticky,
+    xpbd,
+};
 use super::threads::Threads;
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
@@ -777,8 +780,10 @@ impl World {
     /// 6. `clear_forces`.
     ///
     /// Classic: `substeps` full steps of `dt / substeps` (collide and driver each). Soft
-    /// step: one collide, then one driver call that runs the sub-steps. `step_until` runs
-    /// the same pipeline with a halt point armed (the stages stop there).
+    /// step: one collide, then one driver call that runs the sub-steps. The other solvers
+    /// follow one of the two patterns (Jacobi and the PGS family: classic's; the TGS
+    /// family and XPBD: the soft step's), each with its own driver file under `solver/`.
+    /// `step_until` runs the same pipeline with a halt point armed (the stages stop there).
     pub fn step(&mut self, dt: f32) {
         if !(dt > 0.0 && dt.is_finite()) {
             return;
@@ -790,12 +795,23 @@ impl World {
         self.solver.begin_step();
         let substeps = self.settings.substeps.max(1);
         match self.settings.solver {
-            SolverKind::Classic => {
+            kind @ (SolverKind::Classic
+            | SolverKind::Jacobi
+            | SolverKind::PgsNgs
+            | SolverKind::PgsNgsBlock
+            | SolverKind::PgsSoft) => {
                 let h = dt / substeps as f32;
                 for k in 0..substeps {
                     self.collide(h);
                     let (solver, mut world, stats) = self.solver_parts();
-                    classic::step(solver, &mut world, h, stats);
+                    let driver = match kind {
+                        SolverKind::Classic => classic::step,
+                        SolverKind::Jacobi => jacobi::step,
+                        SolverKind::PgsNgs => pgs_ngs::step,
+                        SolverKind::PgsNgsBlock => pgs_ngs_block::step,
+                        _ => pgs_soft::step,
+                    };
+                    driver(solver, &mut world, h, stats);
                     if self.solver.halted() {
                         break;
                     }
@@ -805,10 +821,21 @@ impl World {
                     }
                 }
             }
-            SolverKind::SoftStep => {
+            kind @ (SolverKind::SoftStep
+            | SolverKind::TgsSticky
+            | SolverKind::TgsSoft
+            | SolverKind::TgsNgs
+            | SolverKind::Xpbd) => {
                 self.collide(dt);
                 let (solver, mut world, stats) = self.solver_parts();
-                soft_step::step(solver, &mut world, dt, substeps, stats);
+                let driver = match kind {
+                    SolverKind::SoftStep => soft_step::step,
+                    SolverKind::TgsSticky => tgs_sticky::step,
+                    SolverKind::TgsSoft => tgs_soft::step,
+                    SolverKind::TgsNgs => tgs_ngs::step,
+                    _ => xpbd::step,
+                };
+                driver(solver, &mut world, dt, substeps, stats);
             }
         }
         if self.solver.halted() {

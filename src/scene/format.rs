@@ -47,7 +47,8 @@ pub struct VerdictFile {
     /// Row label of the verdict table.
     pub label: String,
     pub criterion: Criterion,
-    /// Sub-steps of the soft step column, at least (the scene's own count when larger).
+    /// Sub-steps of the soft step column (and of every sub-stepping solver's column), at
+    /// least (the scene's own count when larger).
     #[serde(default = "default_soft_substeps")]
     pub soft_substeps: u32,
     /// Pyramid base used instead of the file's (the benchmark's large pyramid is base 100,
@@ -153,12 +154,54 @@ impl Default for CameraFile {
     }
 }
 
-/// `SolverSettings` field for field.
+/// `SolverKind`, name for name (`scenes/README.md` lists what each solver does).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum SolverFile {
     #[default]
     Classic,
     SoftStep,
+    Jacobi,
+    PgsNgs,
+    PgsNgsBlock,
+    PgsSoft,
+    TgsSticky,
+    TgsSoft,
+    TgsNgs,
+    Xpbd,
+}
+
+impl From<SolverKind> for SolverFile {
+    fn from(k: SolverKind) -> SolverFile {
+        match k {
+            SolverKind::Classic => SolverFile::Classic,
+            SolverKind::SoftStep => SolverFile::SoftStep,
+            SolverKind::Jacobi => SolverFile::Jacobi,
+            SolverKind::PgsNgs => SolverFile::PgsNgs,
+            SolverKind::PgsNgsBlock => SolverFile::PgsNgsBlock,
+            SolverKind::PgsSoft => SolverFile::PgsSoft,
+            SolverKind::TgsSticky => SolverFile::TgsSticky,
+            SolverKind::TgsSoft => SolverFile::TgsSoft,
+            SolverKind::TgsNgs => SolverFile::TgsNgs,
+            SolverKind::Xpbd => SolverFile::Xpbd,
+        }
+    }
+}
+
+impl From<SolverFile> for SolverKind {
+    fn from(f: SolverFile) -> SolverKind {
+        match f {
+            SolverFile::Classic => SolverKind::Classic,
+            SolverFile::SoftStep => SolverKind::SoftStep,
+            SolverFile::Jacobi => SolverKind::Jacobi,
+            SolverFile::PgsNgs => SolverKind::PgsNgs,
+            SolverFile::PgsNgsBlock => SolverKind::PgsNgsBlock,
+            SolverFile::PgsSoft => SolverKind::PgsSoft,
+            SolverFile::TgsSticky => SolverKind::TgsSticky,
+            SolverFile::TgsSoft => SolverKind::TgsSoft,
+            SolverFile::TgsNgs => SolverKind::TgsNgs,
+            SolverFile::Xpbd => SolverKind::Xpbd,
+        }
+    }
 }
 
 /// Declares `SettingsFile` with the fields of `SolverSettings` (same names, same defaults),
@@ -191,10 +234,7 @@ macro_rules! settings_file {
         impl From<&SolverSettings> for SettingsFile {
             fn from(s: &SolverSettings) -> Self {
                 SettingsFile {
-                    solver: match s.solver {
-                        SolverKind::Classic => SolverFile::Classic,
-                        SolverKind::SoftStep => SolverFile::SoftStep,
-                    },
+                    solver: s.solver.into(),
                     $($field: s.$field,)*
                 }
             }
@@ -203,10 +243,7 @@ macro_rules! settings_file {
         impl From<&SettingsFile> for SolverSettings {
             fn from(f: &SettingsFile) -> Self {
                 SolverSettings {
-                    solver: match f.solver {
-                        SolverFile::Classic => SolverKind::Classic,
-                        SolverFile::SoftStep => SolverKind::SoftStep,
-                    },
+                    solver: f.solver.into(),
                     $($field: f.$field,)*
                 }
             }
@@ -235,6 +272,10 @@ settings_file! {
     contact_push_max_velocity: f32,
     joint_hertz: f32,
     joint_damping_ratio: f32,
+    relax_iterations: u32,
+    position_iterations: u32,
+    jacobi_relaxation: f32,
+    xpbd_compliance: f32,
 }
 
 impl Default for SettingsFile {

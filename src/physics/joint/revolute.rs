@@ -30,7 +30,7 @@ use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative};
 use crate::physics::error::{PhysicsError, PhysicsResult};
 use crate::physics::math::{Rot, Vec2};
-use crate::physics::settings::SolverKind;
+use crate::physics::settings::JointPath;
 use crate::physics::solver::contact_simd::BodyW;
 use crate::physics::solver::revolute_pin::{PointRows, PointSoftness};
 use crate::physics::solver::wide::Vec2W;
@@ -329,8 +329,8 @@ impl RevoluteJoint {
         // the velocity iterations and sits out the classic position pass.
         let lite_soft = self.softness > 0.0 || self.bias_factor.is_some();
         if !(ctx.position_pass && lite_soft) {
-            let (s, gamma) = match ctx.settings.solver {
-                SolverKind::Classic if lite_soft => (
+            let (s, gamma) = match ctx.settings.solver.joint_path() {
+                JointPath::Rigid if lite_soft => (
                     rigid_softness(
                         ctx,
                         use_bias,
@@ -338,8 +338,8 @@ impl RevoluteJoint {
                     ),
                     self.softness,
                 ),
-                SolverKind::Classic => (rigid_softness(ctx, use_bias, None), 0.0),
-                SolverKind::SoftStep => (rigid_softness(ctx, use_bias, None), 0.0),
+                JointPath::Rigid => (rigid_softness(ctx, use_bias, None), 0.0),
+                JointPath::Soft => (rigid_softness(ctx, use_bias, None), 0.0),
             };
             // The one point kernel (`solver/revolute_pin.rs`), one lane.
             let rows = PointRows::<f32> {

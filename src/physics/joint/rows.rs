@@ -25,7 +25,7 @@ use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use crate::physics::limits;
 use crate::physics::math::{cross, cross_sv, Vec2};
-use crate::physics::settings::{SolverKind, JOINT_POSITION_FRACTION};
+use crate::physics::settings::{JointPath, JOINT_POSITION_FRACTION};
 use crate::physics::solver::{Softness, SolverBody, StepContext};
 use glam::Vec3;
 
@@ -491,18 +491,19 @@ pub(crate) fn apply_axial(
 /// The softness of a rigid equality constraint for this pass.
 /// - Classic: Baumgarte, `bias_rate = bias_factor / dt` with the joint's own factor when
 ///   given, else the world's; 0 when position correction is off.
-/// - Soft step: the world's `joint_softness` when `use_bias`, rigid without bias in relax.
+/// - Soft step (every solver on the soft joint path): the world's `joint_softness` when
+///   `use_bias`, rigid without bias in relax.
 pub(crate) fn rigid_softness(
     ctx: &StepContext,
     use_bias: bool,
     bias_factor: Option<f32>,
 ) -> Softness {
-    match ctx.settings.solver {
-        // Classic: a rigid row has no bias in the velocity iterations; its position error
+    match ctx.settings.solver.joint_path() {
+        // Classic (and every solver on the rigid joint path): a rigid row has no bias in the velocity iterations; its position error
         // is removed by the position pass (NGS, Box2D v2), which removes the whole error per
         // iteration (clamped by the world). A joint with its own `bias_factor` (Box2D-Lite's soft
         // revolute) keeps Box2D-Lite's velocity-level Baumgarte instead.
-        SolverKind::Classic => {
+        JointPath::Rigid => {
             let on = ctx.settings.position_correction && use_bias;
             let bias_rate = match bias_factor {
                 Some(beta) if on && !ctx.position_pass => beta * ctx.inv_dt,
@@ -515,8 +516,8 @@ pub(crate) fn rigid_softness(
                 impulse_scale: 0.0,
             }
         }
-        SolverKind::SoftStep if use_bias => ctx.joint_softness,
-        SolverKind::SoftStep => Softness::RIGID,
+        JointPath::Soft if use_bias => ctx.joint_softness,
+        JointPath::Soft => Softness::RIGID,
     }
 }
 

@@ -51,8 +51,9 @@ const MAX_CONDITION_NUMBER: f32 = 1000.0;
 /// the scalar kernels of this file (block solver, Baumgarte, clamped increments).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ContactSolver {
-    /// The scalar constraints (classic solver, soft step without accumulation).
-    scalar: Vec<ContactConstraint>,
+    /// The scalar constraints (classic solver and the other families' kernels in
+    /// `contact_kernels.rs`, soft step without accumulation).
+    pub(super) scalar: Vec<ContactConstraint>,
     /// The soft step's constraints: coloured SIMD batches and the one-lane overflow.
     pub(crate) wide: WideContacts,
     /// This step's constraints are coloured into `wide`.
@@ -370,11 +371,15 @@ impl ContactConstraint {
         let mut k = [0.0; 3];
         let mut normal_mass_block = [0.0; 3];
         let mut use_block = false;
-        // Only the classic solver reads it (the soft step solves points one at a time).
+        // Only the classic solver and PGS-NGS-Block read it (the others solve points one at
+        // a time).
         if manifold.count == 2
             && ctx.settings.block_solver
             && ctx.settings.accumulate_impulses
-            && ctx.settings.solver == SolverKind::Classic
+            && matches!(
+                ctx.settings.solver,
+                SolverKind::Classic | SolverKind::PgsNgsBlock
+            )
         {
             let (p1, p2) = (&points[0], &points[1]);
             let rn1_a = cross(p1.r_a, normal);
@@ -412,13 +417,19 @@ impl ContactConstraint {
 
 /// Read the two solver bodies of a constraint.
 #[inline]
-fn load(bodies: &[SolverBody], a: usize, b: usize) -> (SolverBody, SolverBody) {
+pub(super) fn load(bodies: &[SolverBody], a: usize, b: usize) -> (SolverBody, SolverBody) {
     (bodies[a], bodies[b])
 }
 
 /// Write back velocities (index 0, the shared static body, is never written).
 #[inline]
-fn store(bodies: &mut [SolverBody], a: usize, b: usize, body_a: &SolverBody, body_b: &SolverBody) {
+pub(super) fn store(
+    bodies: &mut [SolverBody],
+    a: usize,
+    b: usize,
+    body_a: &SolverBody,
+    body_b: &SolverBody,
+) {
     if a != 0 {
         bodies[a].v = body_a.v;
         bodies[a].w = body_a.w;
@@ -431,7 +442,13 @@ fn store(bodies: &mut [SolverBody], a: usize, b: usize, body_a: &SolverBody, bod
 
 /// Apply an impulse `p` at arms `r_a`, `r_b` (negative on A, positive on B).
 #[inline]
-fn apply(body_a: &mut SolverBody, body_b: &mut SolverBody, r_a: Vec2, r_b: Vec2, p: Vec2) {
+pub(super) fn apply(
+    body_a: &mut SolverBody,
+    body_b: &mut SolverBody,
+    r_a: Vec2,
+    r_b: Vec2,
+    p: Vec2,
+) {
     body_a.v -= body_a.inv_mass * p;
     body_a.w -= body_a.inv_inertia * cross(r_a, p);
     body_b.v += body_b.inv_mass * p;
@@ -439,7 +456,12 @@ fn apply(body_a: &mut SolverBody, body_b: &mut SolverBody, r_a: Vec2, r_b: Vec2,
 }
 
 #[inline]
-fn relative_velocity(body_a: &SolverBody, body_b: &SolverBody, r_a: Vec2, r_b: Vec2) -> Vec2 {
+pub(super) fn relative_velocity(
+    body_a: &SolverBody,
+    body_b: &SolverBody,
+    r_a: Vec2,
+    r_b: Vec2,
+) -> Vec2 {
     body_b.v + cross_sv(body_b.w, r_b) - body_a.v - cross_sv(body_a.w, r_a)
 }
 
@@ -470,6 +492,9 @@ pub enum BiasMode {
     Soft,
     /// Soft step, relax pass: speculative only, rigid, no push-out.
     Relax,
+    /// The NGS families' velocity pass: rigid, the speculative target of prepare's
+    /// separation only (overlap is left to the position pass).
+    Speculative,
 }
 
 /// One iteration over every contact constraint.
@@ -491,10 +516,24 @@ pub fn solve_contact(
     ctx: &StepContext,
     mode: BiasMode,
 ) {
+    let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
+    solve_contact_pair(c, &mut body_a, &mut body_b, ctx, mode);
+    store(bodies, c.index_a, c.index_b, &body_a, &body_b);
+}
+
+/// One iteration of one contact constraint on copies of its two bodies (the Jacobi solver
+/// gives it the velocities of the iteration's start).
+pub fn solve_contact_pair(
+    c: &mut ContactConstraint,
+    pair_a: &mut SolverBody,
+    pair_b: &mut SolverBody,
+    ctx: &StepContext,
+    mode: BiasMode,
+) {
     let accumulate = ctx.settings.accumulate_impulses;
     let max_push = ctx.settings.contact_push_max_velocity;
     {
-        let (mut body_a, mut body_b) = load(bodies, c.index_a, c.index_b);
+        let (mut body_a, mut body_b) = (*pair_a, *pair_b);
         let normal = c.normal;
         let tangent = Vec2::new(normal.y, -normal.x);
         let count = c.count;
@@ -507,6 +546,8 @@ pub fn solve_contact(
             let cp = &c.points[i];
             bias[i] = match mode {
                 BiasMode::Classic => cp.bias,
+                BiasMode::Speculative if cp.separation > 0.0 => cp.separation * ctx.inv_dt,
+                BiasMode::Speculative => 0.0,
                 BiasMode::Soft | BiasMode::Relax => {
                     let d = (body_b.dp - body_a.dp) + (body_b.dq.rotate(cp.r_b) - cp.r_b)
                         - (body_a.dq.rotate(cp.r_a) - cp.r_a);
@@ -544,7 +585,7 @@ pub fn solve_contact(
         }
 
         // 3. Normal: the 2x2 block when it applies, else one point at a time.
-        if c.use_block && mode == BiasMode::Classic {
+        if c.use_block && matches!(mode, BiasMode::Classic | BiasMode::Speculative) {
             solve_block(c, &mut body_a, &mut body_b, bias);
         } else {
             for i in 0..count {
@@ -566,7 +607,8 @@ pub fn solve_contact(
                 apply(&mut body_a, &mut body_b, cp.r_a, cp.r_b, lambda * normal);
             }
         }
-        store(bodies, c.index_a, c.index_b, &body_a, &body_b);
+        *pair_a = body_a;
+        *pair_b = body_b;
     }
 }
 

@@ -6,6 +6,9 @@
 //!   integrate positions, correct joint positions, restitution, store, finalize).
 //! - `classic`: the classic solver's step (Box2D-Lite), as a numbered list of stages.
 //! - `soft_step`: the soft step's step (Box2D v3), as a numbered list of stages.
+//! - `jacobi`, `pgs_ngs`, `pgs_ngs_block`, `pgs_soft`, `tgs_sticky`, `tgs_soft`, `tgs_ngs`,
+//!   `xpbd`: Solver2D's other families, each a numbered list of stages (the stages they add
+//!   are in `family_stages`).
 //!
 //! The constraint families, each behind one stage interface (prepare, warm start, solve,
 //! restitution, store), owning its scalar and SIMD paths:
@@ -13,6 +16,9 @@
 //!   warm start, solve (one point at a time or the 2x2 block solver), restitution, store.
 //! - `contact_simd`: the soft step's contact kernel, one generic over the lane count
 //!   (`f32`, four, eight): the coloured contacts in batches with the one-lane overflow.
+//! - `contact_kernels`: the other families' contact kernels: Jacobi accumulation with
+//!   relaxation, current (TGS) anchors with sticky friction, the NGS position pass, and
+//!   XPBD's position and velocity passes.
 //! - `joints`: `JointSolver`: every joint through `Joint`'s one `match`, and the soft step's
 //!   free revolute pins as compact rows.
 //! - `revolute_pin`: the revolute point constraint, one kernel generic over the lane count
@@ -32,16 +38,26 @@
 
 pub mod classic;
 pub mod contact;
+pub mod contact_kernels;
 pub mod contact_simd;
+mod family_stages;
 pub mod graph;
+pub mod jacobi;
 pub mod joints;
+pub mod pgs_ngs;
+pub mod pgs_ngs_block;
+pub mod pgs_soft;
 pub mod revolute_pin;
 pub mod soft_step;
 pub mod softness;
 pub mod step;
+pub mod tgs_ngs;
+pub mod tgs_soft;
+pub mod tgs_sticky;
 pub mod wide;
 #[cfg(target_arch = "x86_64")]
 pub mod wide8;
+pub mod xpbd;
 
 pub use softness::Softness;
 
@@ -121,6 +137,24 @@ impl StepContext {
     /// True when impulses from the previous step are applied first.
     pub fn warm_starting(&self) -> bool {
         self.settings.warm_starting
+    }
+
+    /// The context of one of the families added beside the classic solver and the soft step
+    /// (issue 13): the classic toggles do not apply to them, so impulses are always
+    /// accumulated, the joint position pass always runs and the 2x2 block is used by
+    /// PGS-NGS-Block only; TGS-Sticky and XPBD never warm start (Solver2D's).
+    pub fn for_family(dt: f32, settings: &SolverSettings) -> StepContext {
+        use crate::physics::settings::SolverKind;
+        let kind = settings.solver;
+        let family = SolverSettings {
+            accumulate_impulses: true,
+            position_correction: true,
+            block_solver: kind == SolverKind::PgsNgsBlock,
+            warm_starting: settings.warm_starting
+                && !matches!(kind, SolverKind::TgsSticky | SolverKind::Xpbd),
+            ..*settings
+        };
+        StepContext::new(dt, &family)
     }
 
     /// Classic Baumgarte factor per second: `bias_factor / dt` when position correction is

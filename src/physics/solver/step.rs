@@ -119,7 +119,7 @@ pub(crate) struct StepSolver {
     /// the solver bodies per iteration).
     pub(crate) record_residuals: bool,
     pub(crate) residuals: Vec<f32>,
-    residual_scratch: Vec<(Vec2, f32)>,
+    pub(super) residual_scratch: Vec<(Vec2, f32)>,
     /// Centre and angle of each awake body when `build_solver_bodies` ran (the solver body
     /// array's order, without the static body 0): where the quarantine puts back a body
     /// whose state went non-finite.
@@ -131,6 +131,10 @@ pub(crate) struct StepSolver {
     velocity_steps_stale: bool,
     /// The world's worker threads (the colour-by-colour solve).
     pub(crate) threads: Threads,
+    /// Jacobi: the velocity changes of one iteration, per solver body.
+    pub(super) jacobi_deltas: Vec<(Vec2, f32)>,
+    /// XPBD: each solver body's motion (`dp`, `d_angle`) at the start of the sub-step.
+    pub(super) substep_start: Vec<(Vec2, f32)>,
     /// Time spent in `integrate_positions` since `start_clock`.
     integrate_time: Duration,
     /// Where to stop inside the step, and how far it went.
