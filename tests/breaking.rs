@@ -1,5 +1,5 @@
-//! Breakable joints (issue 16): thresholds checked at the end of each step, under both
-//! solver kinds; events; broken bodies moving freely; broken state kept by determinism and
+//! Breakable joints (issue 16): thresholds checked at the end of each step, under every
+//! solver; events; broken bodies moving freely; broken state kept by determinism and
 //! exact export. Every load is compared with the statics it must equal (m g, m g L).
 
 mod common;
@@ -16,13 +16,14 @@ fn settings(solver: SolverKind) -> SolverSettings {
     let mut s = awake_settings();
     s.gravity = Vec2::new(0.0, -G);
     s.solver = solver;
-    if solver == SolverKind::SoftStep {
+    if solver.sub_steps() {
         s.substeps = 4;
     }
     s
 }
 
-const SOLVERS: [SolverKind; 2] = [SolverKind::Classic, SolverKind::SoftStep];
+/// Thresholds work the same under every solver: every test runs under all ten.
+const SOLVERS: [SolverKind; 10] = SolverKind::ALL;
 
 /// A box of `mass` kg (1 x 1 m) hanging from a static anchor by a weld at its centre: the
 /// weld carries `mass g` and no torque.
@@ -356,13 +357,21 @@ fn scene_world(file: &str, solver: SolverKind) -> World {
     world
 }
 
-/// The three breakable scenes do what their descriptions say, under both solvers: each
+/// The three breakable scenes do what their descriptions say, under every solver: each
 /// holds its own weight (no event before the dropped load arrives; the wall, never hit,
 /// none at all in 5 s), and breaks when the load lands: the bridge at its middle weld (under
 /// the box), the rope at the impact.
 #[test]
 fn breakable_scenes_hold_their_own_weight_and_break_under_the_load() {
     for solver in SOLVERS {
+        // The descriptions' numbers (break steps, the middle weld first) are the classic
+        // solver's and the soft step's. Under the other families the scenes must still
+        // hold their own weight and break only once the load has landed: where and how
+        // soon is the solver's (TGS-Sticky, whose anchors slip, lets the bridge's ends
+        // take the impact first and the rope stretch until step 57), which compare mode
+        // shows.
+        let described = matches!(solver, SolverKind::Classic | SolverKind::SoftStep);
+        let window = |lo: u64, hi: u64| if described { lo..=hi } else { lo..=149 };
         let mut wall = scene_world("joints/breakable_wall.ron", solver);
         assert!(
             steps(&mut wall, 300).is_empty(),
@@ -372,9 +381,20 @@ fn breakable_scenes_hold_their_own_weight_and_break_under_the_load() {
         // The box falls 3.3 m: it lands after sqrt(2 x 3.3 / 10) = 0.81 s, step 49.
         let mut bridge = scene_world("joints/breakable_bridge.ron", solver);
         let events = steps(&mut bridge, 150);
-        let first = events.first().expect("the bridge broke").step;
+        if solver == SolverKind::Xpbd {
+            // XPBD's known limit (solver/xpbd.rs): its joints are projected at position
+            // level and only their velocity rows store an impulse, so the impact the
+            // projection absorbs is not seen as load and the bridge holds. Pinned, so that
+            // counting the projection's impulse shows here.
+            assert!(events.is_empty(), "XPBD now breaks the bridge: {events:?}");
+            continue;
+        }
+        let first = events
+            .first()
+            .unwrap_or_else(|| panic!("{solver:?}: the bridge did not break"))
+            .step;
         assert!(
-            (45..=60).contains(&first),
+            window(45, 60).contains(&first),
             "{solver:?}: first break at step {first}"
         );
         let names: Vec<_> = events
@@ -382,7 +402,9 @@ fn breakable_scenes_hold_their_own_weight_and_break_under_the_load() {
             .filter(|e| e.step == first)
             .filter_map(|e| e.name.clone())
             .collect();
-        assert!(names.iter().any(|n| n == "weld6"), "{solver:?}: {names:?}");
+        if described {
+            assert!(names.iter().any(|n| n == "weld6"), "{solver:?}: {names:?}");
+        }
         assert!(events
             .iter()
             .all(|e| e.load > 1000.0 && e.cause == BreakCause::Torque));
@@ -390,9 +412,12 @@ fn breakable_scenes_hold_their_own_weight_and_break_under_the_load() {
         // The box falls 3 m onto the platform: 0.77 s, step 47.
         let mut rope = scene_world("joints/breakable_rope.ron", solver);
         let events = steps(&mut rope, 150);
-        let first = events.first().expect("the rope snapped").step;
+        let first = events
+            .first()
+            .unwrap_or_else(|| panic!("{solver:?}: the rope did not snap"))
+            .step;
         assert!(
-            (44..=55).contains(&first),
+            window(44, 55).contains(&first),
             "{solver:?}: first break at step {first}"
         );
         assert!(events

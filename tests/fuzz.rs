@@ -984,11 +984,20 @@ fn random_generator(g: &mut Gen, depth: u32) -> Generator {
 
 fn random_settings(g: &mut Gen) -> SettingsFile {
     let mut s = SettingsFile {
-        solver: if g.chance(0.5) {
-            SolverFile::SoftStep
-        } else {
-            SolverFile::Classic
-        },
+        // Every solver of the matrix (issue 13): the new families' kernels get the same
+        // extreme scenes as the classic solver and the soft step.
+        solver: *g.pick(&[
+            SolverFile::Classic,
+            SolverFile::SoftStep,
+            SolverFile::Jacobi,
+            SolverFile::PgsNgs,
+            SolverFile::PgsNgsBlock,
+            SolverFile::PgsSoft,
+            SolverFile::TgsSticky,
+            SolverFile::TgsSoft,
+            SolverFile::TgsNgs,
+            SolverFile::Xpbd,
+        ]),
         ..SettingsFile::default()
     };
     if g.chance(0.5) {
@@ -1034,6 +1043,12 @@ fn random_settings(g: &mut Gen) -> SettingsFile {
     s.contact_push_max_velocity = f(g, d.contact_push_max_velocity);
     s.joint_hertz = f(g, d.joint_hertz);
     s.joint_damping_ratio = f(g, d.joint_damping_ratio);
+    s.jacobi_relaxation = f(g, d.jacobi_relaxation);
+    s.xpbd_compliance = f(g, d.xpbd_compliance);
+    if g.chance(0.2) {
+        s.relax_iterations = *g.pick(&[0, 1, 3, 50, 1000, 1001]);
+        s.position_iterations = *g.pick(&[0, 1, 3, 50, 1000, 1001]);
+    }
     s
 }
 

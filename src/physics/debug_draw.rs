@@ -324,8 +324,9 @@ impl World {
     }
 
     /// The inverse of the (sub-)step the solver used, for `Joint::reaction_force`:
-    /// `substeps / dt`, with the step's `dt` from the settings' step rate.
+    /// `SolverKind::impulse_spans / dt`, with the step's `dt` from the settings' step rate.
     pub fn joint_inv_dt(&self) -> f32 {
-        self.settings.substeps.max(1) as f32 * self.settings.step_hz
+        let spans = self.settings.solver.impulse_spans(self.settings.substeps);
+        spans as f32 * self.settings.step_hz
     }
 }

@@ -147,6 +147,18 @@ impl SolverKind {
         }
     }
 
+    /// How many stretches of time a joint's stored impulse covers in one step of
+    /// `substeps` sub-steps: the reaction force is `impulse * this / dt`. One sub-step for
+    /// the solvers that warm start (or restart) their impulses every sub-step or run full
+    /// steps of `dt / substeps`; the whole step for TGS-Sticky and XPBD, whose impulses are
+    /// zeroed once per step and summed over its sub-steps.
+    pub fn impulse_spans(self, substeps: u32) -> u32 {
+        match self {
+            SolverKind::TgsSticky | SolverKind::Xpbd => 1,
+            _ => substeps.max(1),
+        }
+    }
+
     /// True for the solvers that collide once per step and split it into `substeps`
     /// sub-steps of one iteration each (`iterations` does not apply); the others run
     /// `substeps` full steps (collide included) of `iterations` iterations.

@@ -845,7 +845,8 @@ impl World {
             return;
         }
         self.quarantine();
-        self.break_joints(substeps as f32 / dt);
+        let spans = self.settings.solver.impulse_spans(substeps);
+        self.break_joints(spans as f32 / dt);
         self.islands.update_sleep(
             &mut self.bodies,
             &self.contacts.contacts,

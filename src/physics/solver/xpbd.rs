@@ -15,7 +15,10 @@
 //! - **Known failure**: one projection per sub-step is a single Gauss-Seidel pass: stiff
 //!   heavy-on-light systems and tall stacks stay soft unless sub-steps are many, and rigid
 //!   (zero-compliance) push-out turns overlap into velocity (Solver2D needed a compliance
-//!   to calm it).
+//!   to calm it). A joint's reaction force counts only the impulse of its velocity rows
+//!   (summed over the step, `SolverKind::impulse_spans`): a steady load reads right, but an
+//!   impact the position projection absorbs is not seen, so breakable joints hold blows
+//!   that break them under the other solvers (`tests/breaking.rs` pins it).
 //! - **Reference**: Macklin et al., "Small Steps in Physics Simulation" (2019); Mueller et
 //!   al., "Detailed Rigid Body Simulation with Extended Position Based Dynamics" (2020);
 //!   Solver2D's `solve_xpbd.c`.
