@@ -24,17 +24,7 @@ fn box_dropped_from_4m_settles_at_half_a_metre() {
 fn vertical_stack_of_ten_stands_for_ten_seconds() {
     let mut world = World::new(awake_settings());
     ground(&mut world, 0.6);
-    let boxes: Vec<_> = (0..10)
-        .map(|i| {
-            dynamic_box(
-                &mut world,
-                Vec2::new(0.0, 0.5 + i as f32),
-                Vec2::splat(0.5),
-                1.0,
-                0.6,
-            )
-        })
-        .collect();
+    let boxes = stack_of_ten_boxes(&mut world);
     run(&mut world, 10.0);
     let top = pos(&world, boxes[9]);
     assert!(top.x.abs() < 0.02, "top box drifted {} m sideways", top.x);
@@ -602,17 +592,7 @@ fn clamping_increments_alone_adds_no_energy() {
         ..awake_settings()
     });
     ground(&mut world, 0.6);
-    let boxes: Vec<_> = (0..10)
-        .map(|i| {
-            dynamic_box(
-                &mut world,
-                Vec2::new(0.0, 0.5 + i as f32),
-                Vec2::splat(0.5),
-                1.0,
-                0.6,
-            )
-        })
-        .collect();
+    let boxes = stack_of_ten_boxes(&mut world);
     let free_fall = (2.0f32 * 10.0 * 9.5).sqrt();
     let (mut fastest, mut highest, mut lowest) = (0.0f32, f32::MIN, f32::MAX);
     for _ in 0..600 {

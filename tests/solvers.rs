@@ -35,17 +35,7 @@ fn settings(kind: SolverKind) -> SolverSettings {
 fn stack_of_ten(kind: SolverKind) -> (f32, f32) {
     let mut world = World::new(settings(kind));
     ground(&mut world, 0.6);
-    let boxes: Vec<_> = (0..10)
-        .map(|i| {
-            dynamic_box(
-                &mut world,
-                Vec2::new(0.0, 0.5 + i as f32),
-                Vec2::splat(0.5),
-                1.0,
-                0.6,
-            )
-        })
-        .collect();
+    let boxes = stack_of_ten_boxes(&mut world);
     run(&mut world, 10.0);
     let top = pos(&world, boxes[9]);
     (top.x.abs(), 9.5 - top.y)

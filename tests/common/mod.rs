@@ -80,6 +80,22 @@ pub fn pyramid(world: &mut World, base: usize) -> Vec<BodyHandle> {
     bodies
 }
 
+/// Box2D-Lite's vertical stack: ten 1 m boxes (density 1, friction 0.6) one on another,
+/// resting on the ground at y = 0. Returns the boxes, bottom first.
+pub fn stack_of_ten_boxes(world: &mut World) -> Vec<BodyHandle> {
+    (0..10)
+        .map(|i| {
+            dynamic_box(
+                world,
+                Vec2::new(0.0, 0.5 + i as f32),
+                Vec2::splat(0.5),
+                1.0,
+                0.6,
+            )
+        })
+        .collect()
+}
+
 pub fn run(world: &mut World, seconds: f32) {
     let steps = (seconds / DT).round() as usize;
     for _ in 0..steps {
