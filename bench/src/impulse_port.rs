@@ -74,6 +74,9 @@ struct WorkTotals {
     solve_ms: f64,
     integrate_ms: f64,
     total_ms: f64,
+    /// `StepStats::solver_stages`, summed: prepare .. finalize.
+    stages: [f64; 9],
+    finish_ms: f64,
 }
 
 fn v(p: [f32; 2]) -> Vec2 {
@@ -238,6 +241,22 @@ impl Sim for ImpulseSim {
         t.solve_ms += f64::from(s.solve_ms);
         t.integrate_ms += f64::from(s.integrate_ms);
         t.total_ms += f64::from(s.total_ms);
+        let g = &s.solver_stages;
+        let stages = [
+            g.prepare,
+            g.integrate_velocities,
+            g.warm_start,
+            g.solve,
+            g.integrate_positions,
+            g.relax,
+            g.restitution,
+            g.store,
+            g.finalize,
+        ];
+        for (sum, ms) in t.stages.iter_mut().zip(stages) {
+            *sum += f64::from(ms);
+        }
+        t.finish_ms += f64::from(s.finish_ms);
     }
 
     /// `StepStats`' stage times, averaged over the steps.
@@ -251,6 +270,16 @@ impl Sim for ImpulseSim {
                 ("narrow phase", t.narrow_ms),
                 ("solve", t.solve_ms),
                 ("integrate", t.integrate_ms),
+                ("prepare", t.stages[0]),
+                ("integrate v", t.stages[1]),
+                ("warm start", t.stages[2]),
+                ("solve impulses", t.stages[3]),
+                ("integrate x", t.stages[4]),
+                ("relax", t.stages[5]),
+                ("restitution", t.stages[6]),
+                ("store", t.stages[7]),
+                ("finalize", t.stages[8]),
+                ("quarantine, breaking, sleep", t.finish_ms),
             ]
             .iter()
             .map(|&(name, ms)| (name.to_string(), ms / n))

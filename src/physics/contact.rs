@@ -249,9 +249,20 @@ impl Contact {
     /// current centres.
     #[inline]
     pub(crate) fn anchors(&self, k: usize, center_a: Vec2, center_b: Vec2) -> (Vec2, Vec2) {
+        self.anchors_with(k, || (center_a, center_b))
+    }
+
+    /// `anchors`, asking for the centres of mass only when the cache cannot answer.
+    #[inline]
+    pub(crate) fn anchors_with(
+        &self,
+        k: usize,
+        centers: impl FnOnce() -> (Vec2, Vec2),
+    ) -> (Vec2, Vec2) {
         if self.cache.valid {
             (self.cache.anchor_a[k], self.cache.anchor_b[k])
         } else {
+            let (center_a, center_b) = centers();
             let point = self.manifold.points[k].point;
             (point - center_a, point - center_b)
         }

@@ -71,7 +71,7 @@ pub use shape::{Capsule, Circle, Filter, Geometry, MassData, Polygon, Segment, S
 pub use snapshot::BodyState;
 pub use solver::step::Lanes;
 pub use solver::step::{HaltPoint, StepProgress};
-pub use world::{StepStats, World};
+pub use world::{SolverStageTimes, StepStats, World};
 
 /// Handle of a body in a `World`.
 pub type BodyHandle = Handle<Body>;

@@ -89,6 +89,9 @@ impl World {
                 v
             }
         };
+        // The touching-contact counts of the stats ride along (`finish_stats` would read
+        // every contact again otherwise).
+        let (mut contacts, mut points, mut max_penetration) = (0, 0, 0.0f32);
         for c in self.contacts.contacts.iter_mut() {
             let m = &mut c.manifold;
             let finite = m.normal.is_finite()
@@ -106,12 +109,21 @@ impl World {
                 self.stats.quarantined_contacts += 1;
                 continue;
             }
+            if m.count > 0 {
+                contacts += 1;
+                points += m.count;
+            }
             for p in m.points_mut() {
                 p.normal_impulse = held(p.normal_impulse);
                 p.tangent_impulse = held(p.tangent_impulse);
                 p.max_normal_impulse = held(p.max_normal_impulse);
+                max_penetration = max_penetration.max(-p.separation);
             }
         }
+        self.stats.contacts = contacts;
+        self.stats.manifold_points = points;
+        self.stats.max_penetration = max_penetration;
+        self.contact_stats_done = true;
     }
 
     /// Freeze the awake body in slot `slot` (`k`-th awake body): back to its pose at the

@@ -134,6 +134,29 @@ impl Threads {
         }
     }
 
+    /// Run `f(part, parts)` for every part in `0..parts`, one part per thread of the team
+    /// at once (`parts` = the thread count when `worth_it`, else 1: everything on the
+    /// caller). The caller cuts the work by part so that no two parts write the same thing
+    /// (`DisjointMut`), and so that the result does not depend on `parts`.
+    pub(crate) fn split(&self, worth_it: bool, f: impl Fn(usize, usize) + Sync) {
+        #[cfg(feature = "parallel")]
+        if let (true, Some(pool)) = (worth_it, &self.pool) {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            let parts = self.count();
+            let next = AtomicUsize::new(0);
+            team(pool, &|| loop {
+                let part = next.fetch_add(1, Ordering::Relaxed);
+                if part >= parts {
+                    break;
+                }
+                f(part, parts);
+            });
+            return;
+        }
+        let _ = worth_it;
+        f(0, 1);
+    }
+
     /// Run `kernel` over the batches colour by colour: `starts[c]..starts[c + 1]` are the
     /// batches of colour `c` (batches are stored colour after colour). One thread: one call
     /// over every batch, in order. More: each colour's batches are cut into blocks that the
@@ -313,6 +336,38 @@ impl<T> SharedSlice<T> {
     #[allow(clippy::mut_from_ref)]
     unsafe fn all(&self) -> &mut [T] {
         std::slice::from_raw_parts_mut(self.ptr, self.len)
+    }
+}
+
+/// A slice whose elements several threads write, each element by one thread only (the
+/// parts of `Threads::split`).
+pub(crate) struct DisjointMut<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _slice: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the users of `get` promise that no element is used by two threads at once.
+unsafe impl<T: Send> Sync for DisjointMut<'_, T> {}
+unsafe impl<T: Send> Send for DisjointMut<'_, T> {}
+
+impl<'a, T> DisjointMut<'a, T> {
+    pub(crate) fn new(slice: &'a mut [T]) -> DisjointMut<'a, T> {
+        DisjointMut {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _slice: std::marker::PhantomData,
+        }
+    }
+
+    /// Element `i` (bounds checked).
+    ///
+    /// # Safety
+    /// No other thread may use element `i` while the reference lives.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn get(&self, i: usize) -> &mut T {
+        assert!(i < self.len, "element {i} of {}", self.len);
+        &mut *self.ptr.add(i)
     }
 }
 

@@ -55,6 +55,11 @@ pub struct StepStats {
     pub solve_ms: f32,
     pub integrate_ms: f32,
     pub total_ms: f32,
+    /// The solver's stages (the soft step's; zero for the other drivers), ms: parts of
+    /// `solve_ms` and `integrate_ms`, for finding a gap with a peer by stage.
+    pub solver_stages: SolverStageTimes,
+    /// After the solver: quarantine, joint breaking, sleep, forces cleared, ms.
+    pub finish_ms: f32,
     /// Deepest overlap among manifold points, metres (0 when none overlap).
     pub max_penetration: f32,
     /// Sum of the bodies' kinetic energies, J.
@@ -67,6 +72,26 @@ pub struct StepStats {
     pub quarantined_joints: Vec<JointHandle>,
     /// Contacts left with a number that was not finite: their manifolds were emptied.
     pub quarantined_contacts: usize,
+}
+
+/// The soft step's stages, ms per step, each summed over the sub-steps (`soft_step.rs`
+/// names them; Box2D v3's `b2Profile` has the same cut).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolverStageTimes {
+    /// Solver bodies built, contacts coloured and prepared, joints prepared.
+    pub prepare: f32,
+    pub integrate_velocities: f32,
+    pub warm_start: f32,
+    /// The solve passes (soft bias).
+    pub solve: f32,
+    pub integrate_positions: f32,
+    /// The relax passes (no bias).
+    pub relax: f32,
+    pub restitution: f32,
+    /// Impulses and joint state stored for the next warm start.
+    pub store: f32,
+    /// Velocities and motion written back to the bodies.
+    pub finalize: f32,
 }
 
 impl StepStats {
@@ -94,6 +119,8 @@ pub struct World {
     pub(super) stats: StepStats,
     /// Joints broken by the last step (`joint/breaking.rs`).
     pub(super) joint_events: Vec<JointEvent>,
+    /// The quarantine counted the touching contacts for this step's stats.
+    pub(super) contact_stats_done: bool,
     pub(super) step_count: u64,
     pub(super) time: f64,
 }
@@ -121,6 +148,7 @@ impl World {
             solver: StepSolver::default(),
             stats: StepStats::default(),
             joint_events: Vec::new(),
+            contact_stats_done: false,
             step_count: 0,
             time: 0.0,
         }
@@ -841,9 +869,11 @@ impl World {
         if self.solver.halted() {
             // Stopped inside the step (`step_until`): the state shown mid-step; no
             // quarantine, no breaking, no sleep, the forces and the clock stay.
+            self.contact_stats_done = false;
             self.finish_stats(start);
             return;
         }
+        let finish = Instant::now();
         self.quarantine();
         let spans = self.settings.solver.impulse_spans(substeps);
         self.break_joints(spans as f32 / dt);
@@ -857,6 +887,7 @@ impl World {
         self.clear_forces();
         self.step_count += 1;
         self.time += dt as f64;
+        self.stats.finish_ms = finish.elapsed().as_secs_f32() * 1000.0;
         self.finish_stats(start);
     }
 
@@ -956,17 +987,20 @@ impl World {
         stats.awake_bodies = self.islands.awake.len();
         stats.joints = self.joints.len();
         stats.pairs = self.contacts.contacts.len();
-        let mut max_penetration: f32 = 0.0;
-        for c in &self.contacts.contacts {
-            if c.manifold.count > 0 {
-                stats.contacts += 1;
-                stats.manifold_points += c.manifold.count;
-                for p in c.manifold.points() {
-                    max_penetration = max_penetration.max(-p.separation);
+        if !std::mem::take(&mut self.contact_stats_done) {
+            // Halted inside the step: no quarantine counted them.
+            let mut max_penetration: f32 = 0.0;
+            for c in &self.contacts.contacts {
+                if c.manifold.count > 0 {
+                    stats.contacts += 1;
+                    stats.manifold_points += c.manifold.count;
+                    for p in c.manifold.points() {
+                        max_penetration = max_penetration.max(-p.separation);
+                    }
                 }
             }
+            stats.max_penetration = max_penetration;
         }
-        stats.max_penetration = max_penetration;
         stats.kinetic_energy = self
             .islands
             .awake

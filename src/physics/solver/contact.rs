@@ -63,34 +63,26 @@ pub(crate) struct ContactSolver {
     active_pairs: Vec<(u32, u32)>,
 }
 
-/// The solver indices of a touching contact with an awake body (0: static or asleep).
-fn active_contact(c: &Contact, bodies: &Arena<Body>) -> Option<(usize, usize)> {
-    if c.manifold.count == 0 {
-        return None;
-    }
-    let body_a = bodies.at(c.body_a.index());
-    let body_b = bodies.at(c.body_b.index());
-    if !body_a.awake && !body_b.awake {
-        return None;
-    }
-    let index_a = if body_a.awake { body_a.solver_index } else { 0 };
-    let index_b = if body_b.awake { body_b.solver_index } else { 0 };
-    Some((index_a, index_b))
-}
-
 impl ContactSolver {
     /// Prepare: one constraint per touching contact with an awake body.
     pub(crate) fn prepare(
         &mut self,
         contacts: &[Contact],
         bodies: &Arena<Body>,
-        solver_bodies: &[SolverBody],
+        (solver_bodies, solver_index): (&[SolverBody], &[u32]),
         ctx: &StepContext,
+        threads: &Threads,
     ) {
         self.use_wide =
             ctx.settings.solver == SolverKind::SoftStep && ctx.settings.accumulate_impulses;
         if self.use_wide {
-            self.prepare_wide(contacts, bodies, solver_bodies, ctx);
+            self.prepare_wide(
+                contacts,
+                bodies,
+                (solver_bodies, solver_index),
+                ctx,
+                threads,
+            );
         } else {
             self.prepare_scalar(contacts, bodies, solver_bodies, ctx);
         }
@@ -101,39 +93,54 @@ impl ContactSolver {
         &mut self,
         contacts: &[Contact],
         bodies: &Arena<Body>,
-        solver_bodies: &[SolverBody],
+        (solver_bodies, solver_index): (&[SolverBody], &[u32]),
         ctx: &StepContext,
+        threads: &Threads,
     ) {
         self.scalar.clear();
         self.active.clear();
         self.active_pairs.clear();
+        // A touching contact with an awake body, from the compact
+        // solver index map: an awake body has its solver index, any other 0.
         for (ci, c) in contacts.iter().enumerate() {
-            if let Some((a, b)) = active_contact(c, bodies) {
+            if c.manifold.count == 0 {
+                continue;
+            }
+            let a = solver_index[c.body_a.index()];
+            let b = solver_index[c.body_b.index()];
+            if a != 0 || b != 0 {
                 self.active.push(ci as u32);
-                self.active_pairs.push((a as u32, b as u32));
+                self.active_pairs.push((a, b));
             }
         }
         let (active, active_pairs) = (&self.active, &self.active_pairs);
+        // Called once per constraint in `k` order, so the contacts are read in order; the
+        // masses come from the compact solver bodies and the arms from the manifold cache
+        // (the bodies are read only for a manifold without one).
         let prepare = |k: usize| -> ContactConstraint {
             let ci = active[k] as usize;
             let (index_a, index_b) = active_pairs[k];
             let (index_a, index_b) = (index_a as usize, index_b as usize);
             let c = &contacts[ci];
-            let body_a = bodies.at(c.body_a.index());
-            let body_b = bodies.at(c.body_b.index());
-            let (sa, sb) = (solver_bodies[index_a], solver_bodies[index_b]);
-            ContactConstraint::prepare(
+            let (sa, sb) = (&solver_bodies[index_a], &solver_bodies[index_b]);
+            let anchors = |p: usize| {
+                c.anchors_with(p, || {
+                    let center = |h: crate::physics::BodyHandle| bodies.at(h.index()).center;
+                    (center(c.body_a), center(c.body_b))
+                })
+            };
+            ContactConstraint::prepare_with(
                 c,
                 ci,
-                body_a,
-                body_b,
-                index_a,
-                index_b,
+                (index_a, index_b),
+                [sa.inv_mass, sa.inv_inertia, sb.inv_mass, sb.inv_inertia],
+                anchors,
                 (sa.v, sa.w, sb.v, sb.w),
                 ctx,
             )
         };
-        self.wide.build(active_pairs, solver_bodies, prepare);
+        self.wide
+            .build(active_pairs, solver_bodies, prepare, threads);
     }
 
     /// One scalar constraint per touching contact, in contact order.
@@ -237,9 +244,9 @@ impl ContactSolver {
     }
 
     /// Accumulated impulses back to the contacts for the next warm start.
-    pub(crate) fn store_impulses(&self, contacts: &mut [Contact]) {
+    pub(crate) fn store_impulses(&self, contacts: &mut [Contact], threads: &Threads) {
         if self.use_wide {
-            self.wide.store_impulses(contacts);
+            self.wide.store_impulses(contacts, threads);
         } else {
             store_impulses(&self.scalar, contacts);
         }
@@ -303,7 +310,6 @@ impl ContactConstraint {
         velocities: (Vec2, f32, Vec2, f32),
         ctx: &StepContext,
     ) -> ContactConstraint {
-        let (v_a, w_a, v_b, w_b) = velocities;
         let m_a = if index_a == 0 { 0.0 } else { body_a.inv_mass };
         let i_a = if index_a == 0 {
             0.0
@@ -316,6 +322,32 @@ impl ContactConstraint {
         } else {
             body_b.inv_inertia
         };
+        let anchors = |k| contact.anchors(k, body_a.center, body_b.center);
+        Self::prepare_with(
+            contact,
+            contact_index,
+            (index_a, index_b),
+            [m_a, i_a, m_b, i_b],
+            anchors,
+            velocities,
+            ctx,
+        )
+    }
+
+    /// `prepare` from the bodies' solver indices, inverse masses and inertias
+    /// `[m_a, i_a, m_b, i_b]` (zero for index 0) and the arms of point `k`, `anchors(k)`:
+    /// the soft step takes them from the solver bodies and the manifold cache, so it
+    /// prepares without reading the bodies.
+    pub(super) fn prepare_with(
+        contact: &Contact,
+        contact_index: usize,
+        (index_a, index_b): (usize, usize),
+        [m_a, i_a, m_b, i_b]: [f32; 4],
+        anchors: impl Fn(usize) -> (Vec2, Vec2),
+        velocities: (Vec2, f32, Vec2, f32),
+        ctx: &StepContext,
+    ) -> ContactConstraint {
+        let (v_a, w_a, v_b, w_b) = velocities;
         let manifold = &contact.manifold;
         let normal = manifold.normal;
         let tangent = Vec2::new(normal.y, -normal.x);
@@ -334,7 +366,7 @@ impl ContactConstraint {
 
         let mut points = [ContactConstraintPoint::default(); 2];
         for (k, (cp, mp)) in points.iter_mut().zip(manifold.points()).enumerate() {
-            let (r_a, r_b) = contact.anchors(k, body_a.center, body_b.center);
+            let (r_a, r_b) = anchors(k);
             let rn_a = cross(r_a, normal);
             let rn_b = cross(r_b, normal);
             let k_normal = m_a + m_b + i_a * rn_a * rn_a + i_b * rn_b * rn_b;

@@ -54,7 +54,7 @@ use super::wide::{F32x4, Vec2W, Wide};
 use super::wide8::{avx2_available, F32x8};
 use super::{SolverBody, StepContext};
 use crate::physics::contact::Contact;
-use crate::physics::threads::Threads;
+use crate::physics::threads::{DisjointMut, Threads};
 
 /// One point of a batch of contact constraints.
 #[derive(Clone, Copy, Debug)]
@@ -280,6 +280,23 @@ impl<W: Wide> ContactBatch<W> {
         self.any_restitution |= c.restitution != 0.0;
     }
 
+    /// Copy lane `l`'s accumulated impulses to its contact.
+    #[inline]
+    fn store_lane(&self, l: usize, contacts: &DisjointMut<Contact>) {
+        let k = self.contacts.as_ref()[l];
+        if k == u32::MAX {
+            return;
+        }
+        // SAFETY: each contact has one constraint, stored by one thread.
+        let contact = unsafe { contacts.get(k as usize) };
+        let points = contact.manifold.points_mut();
+        for (mp, p) in points.iter_mut().zip(&self.points) {
+            mp.normal_impulse = p.normal_impulse.lane(l);
+            mp.tangent_impulse = p.tangent_impulse.lane(l);
+            mp.max_normal_impulse = p.max_normal_impulse.lane(l);
+        }
+    }
+
     /// Warm start: apply the accumulated impulses.
     #[inline(always)]
     fn warm_start(&self, a: &mut BodyW<W>, b: &mut BodyW<W>) {
@@ -455,6 +472,8 @@ pub struct WideContacts {
     batches8: Vec<ContactBatch<F32x8>>,
     /// Batches of colour `c`: `starts[c]..starts[c + 1]` (non-empty colours only).
     starts: Vec<usize>,
+    /// Where each constraint of the last `build` sits (see `OVERFLOW`).
+    slots: Vec<u32>,
     /// This step's batches are `batches8` (never set off x86_64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     eight: bool,
@@ -469,11 +488,12 @@ impl WideContacts {
     /// Colour the constraints given by their solver body pairs `(index_a, index_b)`, then
     /// fill the batches colour by colour: `prepare(k)` builds constraint `k` (its position
     /// in `pairs`). Constraints that fit no colour go to the one-lane overflow, in order.
-    pub fn build(
+    pub(crate) fn build(
         &mut self,
         pairs: &[(u32, u32)],
         bodies: &[SolverBody],
-        mut prepare: impl FnMut(usize) -> ContactConstraint,
+        prepare: impl Fn(usize) -> ContactConstraint + Sync,
+        threads: &Threads,
     ) {
         self.graph.color(
             bodies.len(),
@@ -482,48 +502,74 @@ impl WideContacts {
         );
         self.eight = false;
         self.overflow.clear();
-        self.batches4.clear();
-        #[cfg(target_arch = "x86_64")]
-        {
-            self.batches8.clear();
-        }
+        // Where each constraint goes (`slots`), colour by colour; then every constraint is
+        // prepared in `k` order (the contacts in memory order) and written into its lane.
+        self.slots.clear();
+        self.slots.resize(pairs.len(), 0);
         for &k in &self.graph.overflow {
-            let mut batch = ContactBatch::empty();
-            batch.set_lane(0, &prepare(k as usize), bodies);
-            self.overflow.push(batch);
+            self.slots[k as usize] = OVERFLOW | self.overflow.len() as u32;
+            self.overflow.push(ContactBatch::empty());
         }
         if self.force_one_lane {
             // Every colour in one-lane batches, solved in order on one thread: no colour
             // starts for the (empty) wide batches.
-            fill(
-                &self.graph,
-                &mut self.overflow,
-                &mut Vec::new(),
-                bodies,
-                prepare,
-            );
+            for list in &self.graph.colors {
+                for &k in list {
+                    self.slots[k as usize] = OVERFLOW | self.overflow.len() as u32;
+                    self.overflow.push(ContactBatch::empty());
+                }
+            }
             self.starts.clear();
             self.starts.push(0);
+            self.batches4.clear();
+            #[cfg(target_arch = "x86_64")]
+            self.batches8.clear();
+            let no_batches: &mut [ContactBatch<F32x4>] = &mut [];
+            write_lanes(
+                &self.slots,
+                &mut self.overflow,
+                no_batches,
+                bodies,
+                prepare,
+                &Threads::default(),
+            );
             return;
         }
         #[cfg(target_arch = "x86_64")]
         if !self.force_four_lanes && avx2_available() {
             self.eight = true;
-            fill(
+            self.batches4.clear();
+            lay_out(
                 &self.graph,
                 &mut self.batches8,
                 &mut self.starts,
+                &mut self.slots,
+            );
+            write_lanes(
+                &self.slots,
+                &mut self.overflow,
+                &mut self.batches8,
                 bodies,
                 prepare,
+                threads,
             );
             return;
         }
-        fill(
+        #[cfg(target_arch = "x86_64")]
+        self.batches8.clear();
+        lay_out(
             &self.graph,
             &mut self.batches4,
             &mut self.starts,
+            &mut self.slots,
+        );
+        write_lanes(
+            &self.slots,
+            &mut self.overflow,
+            &mut self.batches4,
             bodies,
             prepare,
+            threads,
         );
     }
 
@@ -602,14 +648,27 @@ impl WideContacts {
     }
 
     /// Copy the accumulated impulses to the contacts for the next warm start.
-    pub fn store_impulses(&self, contacts: &mut [Contact]) {
-        store_impulses(&self.overflow, contacts);
+    /// In constraint order, which is the contacts' order: the writes go through the
+    /// contacts in memory order.
+    pub(crate) fn store_impulses(&self, contacts: &mut [Contact], threads: &Threads) {
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            store_impulses(&self.batches8, contacts);
+            store_impulses(
+                &self.slots,
+                &self.overflow,
+                &self.batches8,
+                contacts,
+                threads,
+            );
             return;
         }
-        store_impulses(&self.batches4, contacts);
+        store_impulses(
+            &self.slots,
+            &self.overflow,
+            &self.batches4,
+            contacts,
+            threads,
+        );
     }
 
     /// Number of constraints in the one-lane overflow.
@@ -656,27 +715,86 @@ mod avx2 {
     }
 }
 
-/// Cut every colour into batches of `W::LANES` and prepare each constraint into its lane;
-/// `starts` gets the first batch of each non-empty colour, then the batch count.
-fn fill<W: Wide>(
+/// In `slots`, the flag of a constraint in the one-lane overflow (the rest is its position
+/// there); without it, a slot is `batch * LANES + lane` in the wide batches.
+const OVERFLOW: u32 = 1 << 31;
+
+/// Cut every colour into batches of `W::LANES` and give each constraint its slot; `starts`
+/// gets the first batch of each non-empty colour, then the batch count. The batches are
+/// reused from the last step: `set_lane` overwrites every field of a lane, so only the
+/// lanes left empty (in the last batch of a colour) are reset, and the restitution flags.
+fn lay_out<W: Wide>(
     graph: &ConstraintGraph,
     batches: &mut Vec<ContactBatch<W>>,
     starts: &mut Vec<usize>,
-    bodies: &[SolverBody],
-    mut prepare: impl FnMut(usize) -> ContactConstraint,
+    slots: &mut [u32],
 ) {
     starts.clear();
     starts.push(0);
+    let mut count = 0;
     for list in graph.colors.iter().filter(|list| !list.is_empty()) {
-        starts.push(batches.len() + list.len().div_ceil(W::LANES));
-        for chunk in list.chunks(W::LANES) {
-            let mut batch = ContactBatch::empty();
-            for (l, &k) in chunk.iter().enumerate() {
-                batch.set_lane(l, &prepare(k as usize), bodies);
-            }
-            batches.push(batch);
+        for (position, &k) in list.iter().enumerate() {
+            slots[k as usize] = (count * W::LANES + position) as u32;
+        }
+        count += list.len().div_ceil(W::LANES);
+        starts.push(count);
+    }
+    batches.truncate(count);
+    for batch in batches.iter_mut() {
+        batch.any_restitution = false;
+    }
+    batches.resize(count, ContactBatch::empty());
+    let colors = graph.colors.iter().filter(|list| !list.is_empty());
+    for (list, &end) in colors.zip(&starts[1..]) {
+        if list.len() % W::LANES != 0 {
+            batches[end - 1] = ContactBatch::empty();
         }
     }
+}
+
+/// Constraints per thread below which `write_lanes` and `store_impulses` stay on one
+/// thread (waking the team costs more).
+const MIN_SPLIT: usize = 2048;
+
+/// Prepare every constraint, `k` in order, into its slot (see `OVERFLOW`). Across
+/// `threads`: part `p` of `parts` writes the batches of the `p`-th equal run of batches
+/// (and part 0 the overflow), each reading the constraints in `k` order and skipping the
+/// others' slots, so every batch is written by one thread, and the same way whatever the
+/// thread count.
+fn write_lanes<W: Wide>(
+    slots: &[u32],
+    overflow: &mut [ContactBatch<f32>],
+    batches: &mut [ContactBatch<W>],
+    bodies: &[SolverBody],
+    prepare: impl Fn(usize) -> ContactConstraint + Sync,
+    threads: &Threads,
+) where
+    ContactBatch<W>: Send + Sync,
+{
+    let batch_count = batches.len();
+    let (overflow, batches) = (DisjointMut::new(overflow), DisjointMut::new(batches));
+    let worth_it = slots.len() >= MIN_SPLIT * threads.count();
+    threads.split(worth_it, |part, parts| {
+        let per = batch_count.div_ceil(parts).max(1);
+        let owned = part * per..(part + 1) * per;
+        for (k, &slot) in slots.iter().enumerate() {
+            if slot & OVERFLOW != 0 {
+                if part == 0 {
+                    // SAFETY: the overflow is written by part 0 only, each slot once.
+                    let batch = unsafe { overflow.get((slot & !OVERFLOW) as usize) };
+                    batch.set_lane(0, &prepare(k), bodies);
+                }
+                continue;
+            }
+            let slot = slot as usize;
+            let b = slot / W::LANES;
+            if owned.contains(&b) {
+                // SAFETY: batch `b` belongs to this part's run alone.
+                let batch = unsafe { batches.get(b) };
+                batch.set_lane(slot % W::LANES, &prepare(k), bodies);
+            }
+        }
+    });
 }
 
 /// Warm start: apply the accumulated impulses.
@@ -729,22 +847,32 @@ fn apply_restitution<W: Wide>(
     }
 }
 
-/// Copy the accumulated impulses to the contacts.
-fn store_impulses<W: Wide>(batches: &[ContactBatch<W>], contacts: &mut [Contact]) {
-    for batch in batches {
-        for (i, p) in batch.points.iter().enumerate() {
-            for (l, &k) in batch.contacts.as_ref().iter().enumerate() {
-                if k == u32::MAX {
-                    continue;
-                }
-                if let Some(mp) = contacts[k as usize].manifold.points_mut().get_mut(i) {
-                    mp.normal_impulse = p.normal_impulse.lane(l);
-                    mp.tangent_impulse = p.tangent_impulse.lane(l);
-                    mp.max_normal_impulse = p.max_normal_impulse.lane(l);
-                }
+/// Copy the accumulated impulses to the contacts, constraint by constraint (`slots`);
+/// across `threads` by equal runs of constraints, whose contacts are disjoint (each
+/// constraint has its own contact).
+fn store_impulses<W: Wide>(
+    slots: &[u32],
+    overflow: &[ContactBatch<f32>],
+    batches: &[ContactBatch<W>],
+    contacts: &mut [Contact],
+    threads: &Threads,
+) where
+    ContactBatch<W>: Send + Sync,
+{
+    let contacts = DisjointMut::new(contacts);
+    let worth_it = slots.len() >= MIN_SPLIT * threads.count();
+    threads.split(worth_it, |part, parts| {
+        let per = slots.len().div_ceil(parts);
+        let end = ((part + 1) * per).min(slots.len());
+        for &slot in &slots[(part * per).min(end)..end] {
+            if slot & OVERFLOW != 0 {
+                overflow[(slot & !OVERFLOW) as usize].store_lane(0, &contacts);
+            } else {
+                let slot = slot as usize;
+                batches[slot / W::LANES].store_lane(slot % W::LANES, &contacts);
             }
         }
-    }
+    });
 }
 
 #[cfg(test)]
@@ -885,7 +1013,7 @@ mod tests {
             .map(|c| (c.index_a as u32, c.index_b as u32))
             .collect();
         let mut bodies = start.to_vec();
-        wide.build(&pairs, &bodies, |k| list[k]);
+        wide.build(&pairs, &bodies, |k| list[k], &Threads::default());
         if lanes == 1 {
             assert_eq!(wide.overflow_count(), list.len());
         }
@@ -997,7 +1125,7 @@ mod tests {
                 .iter()
                 .map(|c| (c.index_a as u32, c.index_b as u32))
                 .collect();
-            wide.build(&pairs, &start, |k| list[k]);
+            wide.build(&pairs, &start, |k| list[k], &Threads::default());
             batched += list.len() - wide.overflow_count();
         }
         assert!(batched > 500, "only {batched} constraints in batches");

@@ -30,8 +30,10 @@ pub const DYNAMIC_COLOR_COUNT: usize = COLOR_COUNT - 4;
 /// The colouring of one step. Buffers are reused from step to step.
 #[derive(Clone, Debug, Default)]
 pub struct ConstraintGraph {
-    /// Per colour: bitset over solver body indices, 64 bodies per word.
-    body_sets: Vec<Vec<u64>>,
+    /// Per colour, a bitset over solver body indices, 64 bodies per word; interleaved:
+    /// word `w` of colour `c` at `w * COLOR_COUNT + c`, so one body's colours share cache
+    /// lines.
+    body_sets: Vec<u64>,
     /// Per colour: constraint indices, ascending.
     pub colors: Vec<Vec<u32>>,
     /// Constraints that fit no colour, ascending.
@@ -48,12 +50,9 @@ impl ConstraintGraph {
         fixed: impl Fn(usize) -> bool,
     ) {
         let words = body_count.div_ceil(64);
-        self.body_sets.resize_with(COLOR_COUNT, Vec::new);
+        self.body_sets.clear();
+        self.body_sets.resize(words * COLOR_COUNT, 0);
         self.colors.resize_with(COLOR_COUNT, Vec::new);
-        for set in &mut self.body_sets {
-            set.clear();
-            set.resize(words, 0);
-        }
         for list in &mut self.colors {
             list.clear();
         }
@@ -62,35 +61,32 @@ impl ConstraintGraph {
         for (k, (a, b)) in pairs.enumerate() {
             let fixed_a = fixed(a);
             let fixed_b = fixed(b);
-            let (word_a, bit_a) = (a / 64, 1u64 << (a % 64));
-            let (word_b, bit_b) = (b / 64, 1u64 << (b % 64));
-            let mut placed = false;
+            let (word_a, bit_a) = (a / 64 * COLOR_COUNT, 1u64 << (a % 64));
+            let (word_b, bit_b) = (b / 64 * COLOR_COUNT, 1u64 << (b % 64));
             // Box2D v3's priority: constraints between two moving bodies take the first free
             // colour among the first `DYNAMIC_COLOR_COUNT`; a constraint against a fixed body
             // takes the last free colour, searching down to colour 1. So the supports are
             // solved after the loads they carry in every Gauss-Seidel pass and have the last
             // word: a light body under a heavy one is not pushed through its support.
-            let order: &mut dyn Iterator<Item = usize> = if fixed_a || fixed_b {
-                &mut (1..COLOR_COUNT).rev()
-            } else {
-                &mut (0..DYNAMIC_COLOR_COUNT)
+            let sets = &self.body_sets;
+            let free = |c: usize| {
+                (fixed_a || sets[word_a + c] & bit_a == 0)
+                    && (fixed_b || sets[word_b + c] & bit_b == 0)
             };
-            for c in order {
-                let (set, list) = (&mut self.body_sets[c], &mut self.colors[c]);
-                let taken_a = !fixed_a && set[word_a] & bit_a != 0;
-                let taken_b = !fixed_b && set[word_b] & bit_b != 0;
-                if taken_a || taken_b {
-                    continue;
-                }
+            let color = if fixed_a || fixed_b {
+                (1..COLOR_COUNT).rev().find(|&c| free(c))
+            } else {
+                (0..DYNAMIC_COLOR_COUNT).find(|&c| free(c))
+            };
+            let placed = color.is_some();
+            if let Some(c) = color {
                 if !fixed_a {
-                    set[word_a] |= bit_a;
+                    self.body_sets[word_a + c] |= bit_a;
                 }
                 if !fixed_b {
-                    set[word_b] |= bit_b;
+                    self.body_sets[word_b + c] |= bit_b;
                 }
-                list.push(k as u32);
-                placed = true;
-                break;
+                self.colors[c].push(k as u32);
             }
             if !placed {
                 self.overflow.push(k as u32);

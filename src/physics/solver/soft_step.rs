@@ -15,10 +15,27 @@
 //! - **Reference**: Catto, "Solver2D" (2024 blog post and repository: the soft step
 //!   solver) and Box2D v3's `solver.c`.
 
+use std::time::Instant;
+
 use super::contact::BiasMode;
 use super::step::{StepSolver, StepWorld};
 use super::StepContext;
-use crate::physics::world::StepStats;
+use crate::physics::world::{SolverStageTimes, StepStats};
+
+/// Times consecutive stages: `add` puts the time since the last lap into a stage.
+struct Lap(Instant);
+
+impl Lap {
+    fn start() -> Lap {
+        Lap(Instant::now())
+    }
+
+    fn add(&mut self, stage: &mut f32) {
+        let now = Instant::now();
+        *stage += (now - self.0).as_secs_f32() * 1000.0;
+        self.0 = now;
+    }
+}
 
 /// The soft step of `dt` seconds in `substeps` sub-steps, after one collide:
 /// 1. `build_solver_bodies`;
@@ -39,18 +56,30 @@ pub(crate) fn step(
     let clock = solver.start_clock();
     let h = dt / substeps as f32;
     let ctx = StepContext::new(h, world.settings);
+    let mut stages = SolverStageTimes::default();
+    let mut lap = Lap::start();
     solver.build_solver_bodies(world);
     solver.prepare(world, &ctx);
+    lap.add(&mut stages.prepare);
     for _ in 0..substeps {
         solver.integrate_velocities(world, h);
+        lap.add(&mut stages.integrate_velocities);
         solver.warm_start(world, &ctx);
+        lap.add(&mut stages.warm_start);
         solver.iterate(world, &ctx, BiasMode::Soft);
+        lap.add(&mut stages.solve);
         solver.integrate_positions(h);
+        lap.add(&mut stages.integrate_positions);
         solver.iterate(world, &ctx, BiasMode::Relax);
+        lap.add(&mut stages.relax);
     }
     solver.restitution(&ctx);
+    lap.add(&mut stages.restitution);
     solver.store_impulses(world);
     solver.store_joint_state(world);
+    lap.add(&mut stages.store);
     solver.finalize_bodies(world);
+    lap.add(&mut stages.finalize);
+    stats.solver_stages = stages;
     solver.stop_clock(clock, stats);
 }

@@ -113,6 +113,9 @@ struct VelocityStep {
 pub(crate) struct StepSolver {
     /// Index 0 is the shared static body, then the awake bodies in slot order.
     pub(crate) bodies: Vec<SolverBody>,
+    /// Per body slot: its solver index, 0 when it is not awake (the shared static body).
+    /// Compact, so the contact prepare need not read the bodies.
+    pub(crate) solver_index_by_slot: Vec<u32>,
     pub(crate) contacts: ContactSolver,
     pub(crate) joints: JointSolver,
     /// Record the solver residual of every iteration (off by default: costs a pass over
@@ -199,9 +202,12 @@ impl StepSolver {
         self.bodies.push(SolverBody::STATIC);
         self.start_poses.clear();
         self.velocity_steps_stale = true;
+        self.solver_index_by_slot.clear();
+        self.solver_index_by_slot.resize(world.bodies.capacity(), 0);
         for (k, &i) in world.awake.iter().enumerate() {
             let b = world.bodies.at_mut(i);
             b.solver_index = k + 1;
+            self.solver_index_by_slot[i] = (k + 1) as u32;
             self.start_poses.push((b.center, b.angle));
             self.bodies.push(SolverBody {
                 v: b.linear_velocity,
@@ -268,8 +274,13 @@ impl StepSolver {
             return;
         }
         self.halt.prepared = true;
-        self.contacts
-            .prepare(world.contacts, world.bodies, &self.bodies, ctx);
+        self.contacts.prepare(
+            world.contacts,
+            world.bodies,
+            (&self.bodies, &self.solver_index_by_slot),
+            ctx,
+            &self.threads,
+        );
         self.joints
             .prepare(world.joints, world.bodies, &self.bodies, ctx);
     }
@@ -391,7 +402,7 @@ impl StepSolver {
         if self.halted() {
             return;
         }
-        self.contacts.store_impulses(world.contacts);
+        self.contacts.store_impulses(world.contacts, &self.threads);
     }
 
     /// The joints' saved state (the compact rows hand their impulses back).
@@ -429,7 +440,7 @@ impl StepSolver {
     fn stop(&mut self, world: &mut StepWorld) {
         self.move_contact_points(world);
         if self.halt.prepared {
-            self.contacts.store_impulses(world.contacts);
+            self.contacts.store_impulses(world.contacts, &self.threads);
             self.joints.store_state(world.joints);
         }
         self.write_bodies(world);
@@ -473,7 +484,7 @@ impl StepSolver {
         if !self.halt.prepared {
             return;
         }
-        self.contacts.store_impulses(world.contacts);
+        self.contacts.store_impulses(world.contacts, &self.threads);
         self.joints.store_state(world.joints);
         self.contact_impulse_scratch.clear();
         self.contact_impulse_scratch
@@ -499,7 +510,7 @@ impl StepSolver {
         if !self.halt.prepared || self.contact_impulse_scratch.len() != world.contacts.len() {
             return;
         }
-        self.contacts.store_impulses(world.contacts);
+        self.contacts.store_impulses(world.contacts, &self.threads);
         self.joints.store_state(world.joints);
         self.contact_impulse_change.clear();
         for (c, before) in world.contacts.iter().zip(&self.contact_impulse_scratch) {
