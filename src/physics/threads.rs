@@ -157,6 +157,25 @@ impl Threads {
         f(0, 1);
     }
 
+    /// `f(offset, chunk)` over `items` cut into one equal run per part (`split`), `offset`
+    /// the position of the chunk's first item.
+    pub(crate) fn chunks_mut<T: Send>(
+        &self,
+        items: &mut [T],
+        worth_it: bool,
+        f: impl Fn(usize, &mut [T]) + Sync,
+    ) {
+        let len = items.len();
+        let items = DisjointMut::new(items);
+        self.split(worth_it, |part, parts| {
+            let per = len.div_ceil(parts);
+            let range = (part * per).min(len)..((part + 1) * per).min(len);
+            let start = range.start;
+            // SAFETY: the parts' ranges are disjoint.
+            f(start, unsafe { items.slice(range) });
+        });
+    }
+
     /// Run `kernel` over the batches colour by colour: `starts[c]..starts[c + 1]` are the
     /// batches of colour `c` (batches are stored colour after colour). One thread: one call
     /// over every batch, in order. More: each colour's batches are cut into blocks that the
@@ -368,6 +387,16 @@ impl<'a, T> DisjointMut<'a, T> {
     pub(crate) unsafe fn get(&self, i: usize) -> &mut T {
         assert!(i < self.len, "element {i} of {}", self.len);
         &mut *self.ptr.add(i)
+    }
+
+    /// Elements `range` (bounds checked).
+    ///
+    /// # Safety
+    /// No other thread may use these elements while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn slice(&self, range: std::ops::Range<usize>) -> &mut [T] {
+        assert!(range.start <= range.end && range.end <= self.len);
+        std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start)
     }
 }
 

@@ -87,6 +87,10 @@ pub(crate) struct Halt {
     prepared: bool,
 }
 
+/// Bodies per thread below which the integration stages stay on one thread (waking the
+/// team costs more). Each body is integrated alone, so the split changes no result.
+const MIN_BODIES_PER_THREAD: usize = 4096;
+
 /// What of the world the solver stages read and write.
 pub(crate) struct StepWorld<'a> {
     pub settings: &'a SolverSettings,
@@ -256,16 +260,21 @@ impl StepSolver {
             }));
             self.velocity_steps_stale = false;
         }
-        for (sb, step) in self.bodies[1..].iter_mut().zip(&self.velocity_steps) {
-            if let Some(step) = step {
-                let mut v = sb.v + step.dv;
-                let mut w = sb.w + step.dw;
-                v *= step.linear_factor;
-                w *= step.angular_factor;
-                sb.v = v;
-                sb.w = w;
-            }
-        }
+        let steps = &self.velocity_steps;
+        let worth_it = steps.len() >= MIN_BODIES_PER_THREAD * self.threads.count();
+        self.threads
+            .chunks_mut(&mut self.bodies[1..], worth_it, |offset, bodies| {
+                for (sb, step) in bodies.iter_mut().zip(&steps[offset..]) {
+                    if let Some(step) = step {
+                        let mut v = sb.v + step.dv;
+                        let mut w = sb.w + step.dw;
+                        v *= step.linear_factor;
+                        w *= step.angular_factor;
+                        sb.v = v;
+                        sb.w = w;
+                    }
+                }
+            });
     }
 
     /// Contact constraints, then joints, for this (sub-)step.
@@ -369,12 +378,16 @@ impl StepSolver {
             return;
         }
         let start = Instant::now();
-        for sb in self.bodies.iter_mut().skip(1) {
-            (sb.v, sb.w) = cap_speeds(sb.v, sb.w);
-            sb.dp += h * sb.v;
-            sb.d_angle += h * sb.w;
-            sb.dq = sb.dq.integrate(h * sb.w);
-        }
+        let worth_it = self.bodies.len() >= MIN_BODIES_PER_THREAD * self.threads.count();
+        self.threads
+            .chunks_mut(&mut self.bodies[1..], worth_it, |_, bodies| {
+                for sb in bodies {
+                    (sb.v, sb.w) = cap_speeds(sb.v, sb.w);
+                    sb.dp += h * sb.v;
+                    sb.d_angle += h * sb.w;
+                    sb.dq = sb.dq.integrate(h * sb.w);
+                }
+            });
         self.integrate_time += start.elapsed();
     }
 
