@@ -949,7 +949,7 @@ fn run_alone(file: &str, configuration: &str, steps: u64) -> String {
         .into_iter()
         .find(|c| c.label == configuration)
         .unwrap_or_else(|| panic!("no configuration {configuration}"));
-    (c.apply)(&mut settings);
+    c.apply(&mut settings);
     world.set_settings(settings).unwrap();
     let mut session = impulse::lab::Session::new(configuration, world);
     for _ in 0..steps {
@@ -1278,7 +1278,7 @@ fn forking_a_rewound_frame_in_the_window_starts_the_new_world_from_it() {
         .into_iter()
         .find(|c| c.label == "soft step")
         .unwrap();
-    (soft.apply)(&mut settings);
+    soft.apply(&mut settings);
     fork.restore_settings(settings).unwrap();
     let mut fork = impulse::lab::Session::new("fork", fork);
     for _ in 60..steps {
