@@ -890,7 +890,15 @@ fn missing_scenes_and_a_corrupt_settings_file_are_messages() {
     assert!(json.contains("corrupt settings file"), "{json}");
     assert!(json.starts_with("{\"steps\":10,"), "{json}");
     // The corrupt file was replaced by good preferences at exit only if something changed;
-    // either way it still loads without a crash next time.
+    // either way it still loads without a crash next time, and its text is not lost: it is
+    // still there, or kept beside the rewritten file.
+    let corrupt = "(draw: (shapes: maybe)";
+    let file = std::fs::read_to_string(t.path("prefs.ron")).unwrap();
+    let kept = std::fs::read_to_string(t.path("prefs.ron.bad")).ok();
+    assert!(
+        file == corrupt || kept.as_deref() == Some(corrupt),
+        "the corrupt text is lost: file {file:?}, kept {kept:?}"
+    );
 }
 
 #[test]

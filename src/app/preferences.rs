@@ -297,7 +297,7 @@ impl PreferencesFile {
                         "Ignored the corrupt settings file {}:{e}. Defaults are used; when a \
                          setting changes the file is rewritten, its text kept as {}.",
                         crate::files::escape(path),
-                        crate::files::escape(&kept_copy(path))
+                        crate::files::escape(kept_copy(path))
                     )),
                 ),
             },
@@ -412,8 +412,10 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    type Toggle = fn(&mut DrawPrefs);
+
     /// Every Draw toggle, by its field name in the file, with a setter.
-    fn draw_toggles() -> Vec<(&'static str, fn(&mut DrawPrefs))> {
+    fn draw_toggles() -> Vec<(&'static str, Toggle)> {
         vec![
             ("shapes", |d| d.shapes = !d.shapes),
             ("joints", |d| d.joints = !d.joints),
