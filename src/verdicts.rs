@@ -18,92 +18,74 @@ use crate::scene::{self, catalog};
 #[derive(Clone, Copy, Debug)]
 pub struct Configuration {
     pub label: &'static str,
-    pub apply: fn(&mut SolverSettings),
+    /// The solver of the column.
+    pub solver: SolverKind,
+    /// A classic toggle turned off on top (`CLASSIC_TOGGLES`), or none.
+    pub toggle: Option<Toggle>,
+}
+
+impl Configuration {
+    /// Apply the column to a scene's settings: the solver, full steps at the scene's
+    /// iterations (one step) or sub-steps (at least 4, or the scene's), and the toggle.
+    pub fn apply(&self, s: &mut SolverSettings) {
+        family(s, self.solver);
+        if let Some(toggle) = self.toggle {
+            toggle(s);
+        }
+    }
+}
+
+/// A change of one setting on top of a column's solver.
+pub type Toggle = fn(&mut SolverSettings);
+
+/// The classic solver's columns beyond its own: each toggle turned off in turn.
+pub const CLASSIC_TOGGLES: [(&str, Toggle); 4] = [
+    ("classic, no warm starting", |s| s.warm_starting = false),
+    ("classic, no position correction", |s| {
+        s.position_correction = false
+    }),
+    ("classic, no block solver", |s| s.block_solver = false),
+    ("classic, increments clamped", |s| {
+        s.accumulate_impulses = false
+    }),
+];
+
+/// The column label of a solver as the scene sets it ("classic" for Box2D-Lite's PGS).
+pub fn column_label(kind: SolverKind) -> &'static str {
+    match kind {
+        SolverKind::Classic => "classic",
+        _ => kind.label(),
+    }
 }
 
 /// The columns of the table: the soft step, then the classic solver as the scene sets it
-/// and with each toggle turned off in turn, then Solver2D's other eight families.
+/// and with each toggle turned off in turn, then every other solver of `SolverKind::ALL` in
+/// its order (a new solver gets its column here).
 pub fn configurations() -> Vec<Configuration> {
-    vec![
-        Configuration {
-            label: "soft step",
-            apply: |s| {
-                s.solver = SolverKind::SoftStep;
-                s.substeps = s.substeps.max(4);
-            },
-        },
-        Configuration {
-            label: "classic",
-            apply: |s| classic(s),
-        },
-        Configuration {
-            label: "classic, no warm starting",
-            apply: |s| {
-                classic(s);
-                s.warm_starting = false;
-            },
-        },
-        Configuration {
-            label: "classic, no position correction",
-            apply: |s| {
-                classic(s);
-                s.position_correction = false;
-            },
-        },
-        Configuration {
-            label: "classic, no block solver",
-            apply: |s| {
-                classic(s);
-                s.block_solver = false;
-            },
-        },
-        Configuration {
-            label: "classic, increments clamped",
-            apply: |s| {
-                classic(s);
-                s.accumulate_impulses = false;
-            },
-        },
-        // Solver2D's other families (issue 13): full steps at the scene's iterations, or
-        // sub-steps as the soft step's column.
-        Configuration {
-            label: "Jacobi",
-            apply: |s| family(s, SolverKind::Jacobi),
-        },
-        Configuration {
-            label: "PGS-NGS",
-            apply: |s| family(s, SolverKind::PgsNgs),
-        },
-        Configuration {
-            label: "PGS-NGS-Block",
-            apply: |s| family(s, SolverKind::PgsNgsBlock),
-        },
-        Configuration {
-            label: "PGS-Soft",
-            apply: |s| family(s, SolverKind::PgsSoft),
-        },
-        Configuration {
-            label: "TGS-Sticky",
-            apply: |s| family(s, SolverKind::TgsSticky),
-        },
-        Configuration {
-            label: "TGS-Soft",
-            apply: |s| family(s, SolverKind::TgsSoft),
-        },
-        Configuration {
-            label: "TGS-NGS",
-            apply: |s| family(s, SolverKind::TgsNgs),
-        },
-        Configuration {
-            label: "XPBD",
-            apply: |s| family(s, SolverKind::Xpbd),
-        },
-    ]
+    const FIRST: [SolverKind; 2] = [SolverKind::SoftStep, SolverKind::Classic];
+    let column = |solver| Configuration {
+        label: column_label(solver),
+        solver,
+        toggle: None,
+    };
+    let mut columns: Vec<Configuration> = FIRST.into_iter().map(column).collect();
+    columns.extend(CLASSIC_TOGGLES.map(|(label, toggle)| Configuration {
+        label,
+        solver: SolverKind::Classic,
+        toggle: Some(toggle),
+    }));
+    columns.extend(
+        SolverKind::ALL
+            .into_iter()
+            .filter(|k| !FIRST.contains(k))
+            .map(column),
+    );
+    columns
 }
 
-/// One of the families added beside the classic solver and the soft step: the full-step
-/// ones as the classic column (one step, the scene's iterations), the sub-stepping ones as
-/// the soft step's (at least 4 sub-steps, or the scene's `soft_substeps`).
+/// One solver's column settings: the full-step ones as the classic column (one step, the
+/// scene's iterations), the sub-stepping ones as the soft step's (at least 4 sub-steps, or
+/// the scene's `soft_substeps`).
 fn family(s: &mut SolverSettings, kind: SolverKind) {
     s.solver = kind;
     s.substeps = if kind.sub_steps() {
@@ -111,11 +93,6 @@ fn family(s: &mut SolverSettings, kind: SolverKind) {
     } else {
         1
     };
-}
-
-fn classic(s: &mut SolverSettings) {
-    s.solver = SolverKind::Classic;
-    s.substeps = 1;
 }
 
 pub use crate::scene::format::Criterion;
@@ -211,7 +188,7 @@ pub fn load(scene: &HardScene, config: &Configuration, dir: &Path) -> Result<Wor
     let loaded = scene::build::build(&file, &file_name).map_err(|e| e.to_string())?;
     let mut world = loaded.world;
     let mut settings = *world.settings();
-    (config.apply)(&mut settings);
+    config.apply(&mut settings);
     // Judged awake: sleep would hide a slow instability by freezing it.
     settings.sleep = false;
     if settings.solver.sub_steps() {

@@ -754,6 +754,8 @@ fn saved_contacts_round_trip_with_ids_and_impulses() {
     assert_eq!(export::scene_file(&restored, &meta()), file);
 }
 
+/// `files::write_atomic` is the testbed's (its temporary files come from `tempfile`).
+#[cfg(feature = "testbed")]
 #[test]
 fn export_writes_through_a_temporary_file() {
     let dir = std::env::temp_dir().join(format!("impulse_export_{}", std::process::id()));

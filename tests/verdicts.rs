@@ -123,3 +123,91 @@ fn a_good_verdict_loads_with_its_defaults() {
         panic!("a good verdict is refused: {e}");
     }
 }
+
+/// The columns come from `SolverKind::ALL`: the soft step, the classic solver and its four
+/// toggles off in turn, then every other solver in `ALL`'s order, each exactly once, each
+/// label distinct. Applied to a scene's settings, a column sets its solver, one full step
+/// (full-step solvers) or at least 4 sub-steps (sub-steppers), and changes nothing else but
+/// its toggle.
+#[test]
+fn columns_cover_every_solver_once() {
+    use impulse::physics::{SolverKind, SolverSettings};
+    use impulse::verdicts::{column_label, CLASSIC_TOGGLES};
+    let columns = configurations();
+    assert_eq!(columns.len(), SolverKind::ALL.len() + CLASSIC_TOGGLES.len());
+    let plain: Vec<SolverKind> = columns
+        .iter()
+        .filter(|c| c.toggle.is_none())
+        .map(|c| c.solver)
+        .collect();
+    let others: Vec<SolverKind> = SolverKind::ALL
+        .into_iter()
+        .filter(|&k| k != SolverKind::SoftStep && k != SolverKind::Classic)
+        .collect();
+    assert_eq!(
+        plain,
+        [vec![SolverKind::SoftStep, SolverKind::Classic], others].concat()
+    );
+    let labels: std::collections::HashSet<_> = columns.iter().map(|c| c.label).collect();
+    assert_eq!(labels.len(), columns.len());
+    assert_eq!(columns[0].label, "soft step");
+    assert_eq!(columns[1].label, "classic");
+    for (i, (label, _)) in CLASSIC_TOGGLES.iter().enumerate() {
+        assert_eq!(columns[2 + i].label, *label);
+        assert_eq!(columns[2 + i].solver, SolverKind::Classic);
+    }
+
+    let scene = SolverSettings {
+        substeps: 2,
+        iterations: 7,
+        ..SolverSettings::default()
+    };
+    let mut classic = scene;
+    columns[1].apply(&mut classic);
+    for c in &columns {
+        let mut s = scene;
+        c.apply(&mut s);
+        assert_eq!(s.solver, c.solver, "{}", c.label);
+        assert_eq!(
+            s.substeps,
+            if c.solver.sub_steps() { 4 } else { 1 },
+            "{}",
+            c.label
+        );
+        assert_eq!(s.iterations, 7, "{}", c.label);
+        if c.toggle.is_none() {
+            assert_eq!(c.label, column_label(c.solver));
+            assert_eq!(
+                SolverSettings {
+                    solver: scene.solver,
+                    substeps: 2,
+                    ..s
+                },
+                scene
+            );
+        } else {
+            let changed = [
+                s.warm_starting != classic.warm_starting,
+                s.position_correction != classic.position_correction,
+                s.block_solver != classic.block_solver,
+                s.accumulate_impulses != classic.accumulate_impulses,
+            ];
+            assert_eq!(changed.iter().filter(|&&x| x).count(), 1, "{}", c.label);
+            let back = SolverSettings {
+                warm_starting: classic.warm_starting,
+                position_correction: classic.position_correction,
+                block_solver: classic.block_solver,
+                accumulate_impulses: classic.accumulate_impulses,
+                ..s
+            };
+            assert_eq!(back, classic, "{}", c.label);
+        }
+    }
+    // A scene asking for more sub-steps keeps them under a sub-stepper.
+    let mut s = SolverSettings {
+        substeps: 6,
+        ..scene
+    };
+    columns[0].apply(&mut s);
+    assert_eq!(s.substeps, 6);
+}

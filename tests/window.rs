@@ -890,7 +890,15 @@ fn missing_scenes_and_a_corrupt_settings_file_are_messages() {
     assert!(json.contains("corrupt settings file"), "{json}");
     assert!(json.starts_with("{\"steps\":10,"), "{json}");
     // The corrupt file was replaced by good preferences at exit only if something changed;
-    // either way it still loads without a crash next time.
+    // either way it still loads without a crash next time, and its text is not lost: it is
+    // still there, or kept beside the rewritten file.
+    let corrupt = "(draw: (shapes: maybe)";
+    let file = std::fs::read_to_string(t.path("prefs.ron")).unwrap();
+    let kept = std::fs::read_to_string(t.path("prefs.ron.bad")).ok();
+    assert!(
+        file == corrupt || kept.as_deref() == Some(corrupt),
+        "the corrupt text is lost: file {file:?}, kept {kept:?}"
+    );
 }
 
 #[test]
@@ -949,7 +957,7 @@ fn run_alone(file: &str, configuration: &str, steps: u64) -> String {
         .into_iter()
         .find(|c| c.label == configuration)
         .unwrap_or_else(|| panic!("no configuration {configuration}"));
-    (c.apply)(&mut settings);
+    c.apply(&mut settings);
     world.set_settings(settings).unwrap();
     let mut session = impulse::lab::Session::new(configuration, world);
     for _ in 0..steps {
@@ -1278,7 +1286,7 @@ fn forking_a_rewound_frame_in_the_window_starts_the_new_world_from_it() {
         .into_iter()
         .find(|c| c.label == "soft step")
         .unwrap();
-    (soft.apply)(&mut settings);
+    soft.apply(&mut settings);
     fork.restore_settings(settings).unwrap();
     let mut fork = impulse::lab::Session::new("fork", fork);
     for _ in 60..steps {

@@ -64,7 +64,7 @@ impl Preset {
                 .iter()
                 .find(|c| c.label == *label)
             {
-                (c.apply)(&mut s);
+                c.apply(&mut s);
             }
         }
         s

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::solver_view::{ColorBy, SolverDrawFlags};
 use crate::physics::threads::MAX_THREADS;
 use crate::physics::DrawFlags;
 
@@ -41,7 +42,9 @@ impl Default for Stepping {
     }
 }
 
-/// `DrawFlags` as the preferences file spells them (the core has no serde).
+/// The Draw section as the preferences file spells it: the core's `DrawFlags` (the core has
+/// no serde) and the solver view's toggles (`SolverDrawFlags`), every checkbox and the
+/// colouring choice. A file from before a toggle existed loads with that toggle's default.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DrawPrefs {
@@ -55,17 +58,29 @@ pub struct DrawPrefs {
     pub aabbs: bool,
     pub centers_of_mass: bool,
     pub body_names: bool,
+    /// Joint reaction forces (arrows) and torques (circles).
     pub joint_forces: bool,
+    /// Contacts and joints coloured by their error or their last impulse change.
+    pub color_by: ColorBy,
+    /// Contacts and joints in their constraint-graph colour.
+    pub graph_colors: bool,
+    /// Bodies in their island's colour.
+    pub islands: bool,
+    /// Contact feature ids.
+    pub feature_ids: bool,
+    /// Warm-started, cold and recycled contacts marked.
+    pub warm_started: bool,
 }
 
 impl Default for DrawPrefs {
     fn default() -> Self {
-        DrawPrefs::from(DrawFlags::default())
+        DrawPrefs::new(&DrawFlags::default(), &SolverDrawFlags::default())
     }
 }
 
-impl From<DrawFlags> for DrawPrefs {
-    fn from(f: DrawFlags) -> Self {
+impl DrawPrefs {
+    /// The Draw section's state: the core's flags and the solver view's.
+    pub fn new(f: &DrawFlags, s: &SolverDrawFlags) -> Self {
         DrawPrefs {
             shapes: f.shapes,
             joints: f.joints,
@@ -78,6 +93,22 @@ impl From<DrawFlags> for DrawPrefs {
             centers_of_mass: f.centers_of_mass,
             body_names: f.body_names,
             joint_forces: f.joint_forces,
+            color_by: s.color_by,
+            graph_colors: s.graph_colors,
+            islands: s.islands,
+            feature_ids: s.feature_ids,
+            warm_started: s.warm_started,
+        }
+    }
+
+    /// The solver view's toggles.
+    pub fn solver_draw(&self) -> SolverDrawFlags {
+        SolverDrawFlags {
+            color_by: self.color_by,
+            graph_colors: self.graph_colors,
+            islands: self.islands,
+            feature_ids: self.feature_ids,
+            warm_started: self.warm_started,
         }
     }
 }
@@ -263,9 +294,10 @@ impl PreferencesFile {
                 Err(e) => (
                     Preferences::default(),
                     Some(format!(
-                        "Ignored the corrupt settings file {}:{e}. Defaults are used; the file \
-                         is rewritten when a setting changes.",
-                        crate::files::escape(path)
+                        "Ignored the corrupt settings file {}:{e}. Defaults are used; when a \
+                         setting changes the file is rewritten, its text kept as {}.",
+                        crate::files::escape(path),
+                        crate::files::escape(kept_copy(path))
                     )),
                 ),
             },
@@ -273,17 +305,40 @@ impl PreferencesFile {
     }
 
     /// Write the preferences (creating the folder), via a temporary file renamed into place.
-    /// Does nothing when persistence is off.
+    /// Does nothing when persistence is off. A file there that does not parse (a hand edit
+    /// gone wrong, before or during the run) is first copied to `kept_copy(path)`, and
+    /// nothing is written when that copy fails: the user's text is never lost.
     pub fn save(&self, prefs: &Preferences) -> Result<(), String> {
         let Some(path) = &self.path else {
             return Ok(());
         };
+        if let Ok(old) = std::fs::read_to_string(path) {
+            if Preferences::parse(&old).is_err() {
+                let kept = kept_copy(path);
+                crate::files::write_atomic(&kept, old).map_err(|e| {
+                    format!(
+                        "cannot keep the corrupt settings file {} as {}, so it is left as it \
+                         is: {e}",
+                        crate::files::escape(path),
+                        crate::files::escape(&kept)
+                    )
+                })?;
+            }
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
         crate::files::write_atomic(path, prefs.to_text()).map_err(|e| format!("cannot write {e}"))
     }
+}
+
+/// Where the text of a corrupt preferences file is kept before the file is rewritten: the
+/// same name with `.bad` added.
+pub fn kept_copy(path: &std::path::Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".bad");
+    PathBuf::from(name)
 }
 
 #[cfg(test)]
@@ -354,6 +409,177 @@ mod tests {
         // A missing file is silent.
         std::fs::remove_file(&path).unwrap();
         assert_eq!(file.load(), (Preferences::default(), None));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    type Toggle = fn(&mut DrawPrefs);
+
+    /// Every Draw toggle, by its field name in the file, with a setter.
+    fn draw_toggles() -> Vec<(&'static str, Toggle)> {
+        vec![
+            ("shapes", |d| d.shapes = !d.shapes),
+            ("joints", |d| d.joints = !d.joints),
+            ("joint_anchors", |d| d.joint_anchors = !d.joint_anchors),
+            ("contact_points", |d| d.contact_points = !d.contact_points),
+            ("contact_normals", |d| {
+                d.contact_normals = !d.contact_normals
+            }),
+            ("normal_impulses", |d| {
+                d.normal_impulses = !d.normal_impulses
+            }),
+            ("friction_impulses", |d| {
+                d.friction_impulses = !d.friction_impulses
+            }),
+            ("aabbs", |d| d.aabbs = !d.aabbs),
+            ("centers_of_mass", |d| {
+                d.centers_of_mass = !d.centers_of_mass
+            }),
+            ("body_names", |d| d.body_names = !d.body_names),
+            ("joint_forces", |d| d.joint_forces = !d.joint_forces),
+            ("graph_colors", |d| d.graph_colors = !d.graph_colors),
+            ("islands", |d| d.islands = !d.islands),
+            ("feature_ids", |d| d.feature_ids = !d.feature_ids),
+            ("warm_started", |d| d.warm_started = !d.warm_started),
+            ("color_by", |d| d.color_by = ColorBy::Error),
+            ("color_by", |d| d.color_by = ColorBy::ImpulseChange),
+        ]
+    }
+
+    /// Each Draw toggle changed alone survives the file and the testbed's two flag sets
+    /// (`DrawFlags`, `SolverDrawFlags`): a field left out of a conversion or of the file
+    /// comes back at its default and fails here.
+    #[test]
+    fn every_draw_toggle_round_trips() {
+        let toggles = draw_toggles();
+        // Every field of `DrawPrefs` is listed (a new toggle must be added here).
+        let text = Preferences::default().to_text();
+        let fields = text
+            .lines()
+            .skip_while(|l| !l.contains("draw: DrawPrefs("))
+            .skip(1)
+            .take_while(|l| !l.trim_start().starts_with(')'))
+            .count();
+        let listed: std::collections::BTreeSet<_> = toggles.iter().map(|t| t.0).collect();
+        assert_eq!(fields, listed.len(), "fields in\n{text}");
+        for (name, toggle) in toggles {
+            let mut draw = DrawPrefs::default();
+            toggle(&mut draw);
+            assert_ne!(draw, DrawPrefs::default(), "{name}");
+            let prefs = Preferences {
+                draw,
+                ..Preferences::default()
+            };
+            let text = prefs.to_text();
+            assert!(text.contains(&format!("{name}: ")), "{name} not in\n{text}");
+            assert_eq!(Preferences::parse(&text).unwrap(), prefs, "{name}");
+            // Through the testbed's flags and back.
+            let flags: DrawFlags = draw.into();
+            assert_eq!(DrawPrefs::new(&flags, &draw.solver_draw()), draw, "{name}");
+        }
+        // All of them changed at once.
+        let mut draw = DrawPrefs::default();
+        for (_, toggle) in draw_toggles() {
+            toggle(&mut draw);
+        }
+        let prefs = Preferences {
+            draw,
+            ..Preferences::default()
+        };
+        assert_eq!(Preferences::parse(&prefs.to_text()).unwrap(), prefs);
+    }
+
+    /// A file written before the solver view's toggles existed (the testbed's own output at
+    /// the time) loads: what it says is kept, the new toggles take their defaults.
+    #[test]
+    fn a_file_from_before_the_solver_view_loads() {
+        let old = "// Impulse testbed preferences; rewritten by the testbed. Delete to reset.
+Preferences(
+    last_scene: Some(\"scenes/box2d_lite/pyramid_stacking.ron\"),
+    draw: DrawPrefs(
+        shapes: true,
+        joints: false,
+        joint_anchors: true,
+        contact_points: true,
+        contact_normals: false,
+        normal_impulses: true,
+        friction_impulses: false,
+        aabbs: false,
+        centers_of_mass: false,
+        body_names: true,
+        joint_forces: true,
+    ),
+    stepping: TimeScale(0.5),
+    panel_width: 400.0,
+    sections: Sections(
+        scenes: true,
+        run: true,
+        solver: false,
+        draw: true,
+        stats: true,
+        view: false,
+        compare: false,
+        plots: false,
+        joint_events: true,
+    ),
+    threads: 2,
+)
+";
+        let prefs = Preferences::parse(old).unwrap();
+        let d = prefs.draw;
+        assert!(d.shapes && !d.joints && d.contact_points && d.normal_impulses);
+        assert!(d.body_names && d.joint_forces && !d.aabbs);
+        assert_eq!(d.solver_draw(), SolverDrawFlags::default());
+        assert_eq!(prefs.stepping, Stepping::TimeScale(0.5));
+        assert_eq!(prefs.panel_width, 400.0);
+        assert!(!prefs.sections.solver && prefs.sections.draw);
+        assert_eq!(prefs.threads, 2);
+        // Written back, it gains the new toggles and loads the same.
+        assert_eq!(Preferences::parse(&prefs.to_text()).unwrap(), prefs);
+    }
+
+    /// A bad value of a new toggle is an error naming the line, the column and the problem;
+    /// the rewrite that follows keeps the bad text beside the file.
+    #[test]
+    fn a_corrupt_file_is_named_and_kept_when_rewritten() {
+        let text = "(\n  draw: (islands: true, color_by: Sideways),\n  threads: 2,\n)";
+        let err = Preferences::parse(text).unwrap_err();
+        assert!(err.starts_with("2:"), "{err}");
+        assert!(err.contains("Sideways"), "{err}");
+        let err = Preferences::parse("(draw: (feature_ids: 3))").unwrap_err();
+        assert!(err.starts_with("1:") && err.contains("bool"), "{err}");
+
+        let dir = std::env::temp_dir().join(format!("impulse-prefs-kept-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(FILE_NAME);
+        std::fs::write(&path, text).unwrap();
+        let file = PreferencesFile {
+            path: Some(path.clone()),
+        };
+        let (prefs, message) = file.load();
+        assert_eq!(prefs, Preferences::default());
+        let message = message.unwrap();
+        let kept = kept_copy(&path);
+        assert!(
+            message.contains("2:") && message.contains(&kept.display().to_string()),
+            "{message}"
+        );
+        // Nothing is copied until the file is rewritten.
+        assert!(!kept.exists());
+        let mut changed = Preferences::default();
+        changed.draw.graph_colors = true;
+        file.save(&changed).unwrap();
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), text);
+        assert_eq!(file.load(), (changed.clone(), None));
+        // A good file is rewritten without a copy.
+        std::fs::remove_file(&kept).unwrap();
+        file.save(&Preferences::default()).unwrap();
+        assert!(!kept.exists());
+        // When the copy cannot be made, the corrupt file is left alone.
+        std::fs::write(&path, text).unwrap();
+        std::fs::create_dir(&kept).unwrap();
+        let err = file.save(&changed).unwrap_err();
+        assert!(err.contains("left as it is"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -19,8 +19,9 @@ use crate::lab::Comparison;
 use crate::physics::world::draw_geometry;
 use crate::physics::{Color, DebugDraw, HaltPoint, StepProgress, World};
 
-/// What contacts and joints are coloured by.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What contacts and joints are coloured by (`Off`, `Error` or `ImpulseChange` in the
+/// preferences file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ColorBy {
     #[default]
     Off,

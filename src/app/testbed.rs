@@ -46,7 +46,7 @@ use super::draw::{draw_worlds, MacroquadDraw};
 use super::framing::frame_region;
 use super::library::{canonical, Library};
 use super::plots::History;
-use super::preferences::{Preferences, Sections, Stepping, MAX_STEPS_PER_FRAME};
+use super::preferences::{DrawPrefs, Preferences, Sections, Stepping, MAX_STEPS_PER_FRAME};
 use super::probe::{pick_at, Pick, Probe};
 use super::report::{
     settings_report, to_json_line, DumpExtra, InspectReport, Labelled, PickReport, RewindReport,
@@ -310,7 +310,7 @@ impl Testbed {
             },
             view: ViewState {
                 draw_flags: prefs.draw.into(),
-                solver_draw: SolverDrawFlags::default(),
+                solver_draw: prefs.draw.solver_draw(),
                 fork_preset: Preset::Verdict("soft step"),
                 sections: prefs.sections,
                 menu_revealed: None,
@@ -435,7 +435,7 @@ impl Testbed {
     pub fn preferences(&self, panel_width: f32) -> Preferences {
         Preferences {
             last_scene: self.scene.path.as_deref().map(canonical),
-            draw: self.view.draw_flags.into(),
+            draw: DrawPrefs::new(&self.view.draw_flags, &self.view.solver_draw),
             stepping: self.run.stepping,
             threads: self.run.threads,
             panel_width,
@@ -1153,7 +1153,7 @@ impl Testbed {
                 Stepping::StepsPerFrame(n) => SteppingReport::StepsPerFrame(n),
                 Stepping::TimeScale(s) => SteppingReport::TimeScale(s),
             },
-            draw: self.view.draw_flags.into(),
+            draw: DrawPrefs::new(&self.view.draw_flags, &self.view.solver_draw),
             grabbing: self.grabbing(),
             bodies: self.world().body_count(),
             worlds: self.lab.live.sessions.len(),
@@ -1216,6 +1216,46 @@ mod tests {
         t.run.stepping = Stepping::StepsPerFrame(3);
         t.update(1.0 / 60.0);
         assert_eq!(t.steps(), 65);
+    }
+
+    /// The Draw section the preferences give is the one the testbed shows, and the one it
+    /// remembers (every toggle changed from its default, the colouring too), also after a
+    /// scene change and in `--dump-state`.
+    #[test]
+    fn draw_preferences_reach_the_testbed_and_come_back() {
+        use crate::app::solver_view::ColorBy;
+        let mut prefs = Preferences::default();
+        let d = &mut prefs.draw;
+        for flag in [
+            &mut d.shapes,
+            &mut d.joints,
+            &mut d.joint_anchors,
+            &mut d.contact_points,
+            &mut d.contact_normals,
+            &mut d.normal_impulses,
+            &mut d.friction_impulses,
+            &mut d.aabbs,
+            &mut d.centers_of_mass,
+            &mut d.body_names,
+            &mut d.joint_forces,
+            &mut d.graph_colors,
+            &mut d.islands,
+            &mut d.feature_ids,
+            &mut d.warm_started,
+        ] {
+            *flag = !*flag;
+        }
+        d.color_by = ColorBy::ImpulseChange;
+        let library = Library::scan_dir(&scenes());
+        let file = scenes().join("box2d_lite/single_box.ron");
+        let mut t = Testbed::with_library(Some(&file), &prefs, library).unwrap();
+        assert!(t.view.solver_draw.islands && t.view.draw_flags.joint_forces);
+        assert_eq!(t.view.solver_draw.color_by, ColorBy::ImpulseChange);
+        assert_eq!(t.preferences(400.0).draw, prefs.draw);
+        t.open(&scenes().join("box2d_lite/pyramid_stacking.ron"));
+        t.update(1.0 / 60.0);
+        assert_eq!(t.preferences(400.0).draw, prefs.draw);
+        assert_eq!(t.testbed_report().draw, prefs.draw);
     }
 
     #[test]
