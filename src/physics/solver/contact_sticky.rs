@@ -105,7 +105,8 @@ fn confirmed(
     }
     let (qa, qb) = (body_a.rotation(), body_b.rotation());
     let normal_a = qa.rotate(s.normal_a);
-    if normal_a.dot(qb.rotate(s.normal_b)) < STICKY_NORMAL_COS {
+    let nn = normal_a.dot(qb.rotate(s.normal_b));
+    if nn.is_nan() || nn < STICKY_NORMAL_COS {
         return None;
     }
     let t = Vec2::new(c.normal.y, -c.normal.x);
@@ -121,7 +122,8 @@ fn confirmed(
         let r_a = qa.rotate(s.anchor_a[j]);
         let r_b = qb.rotate(s.anchor_b[j]);
         let offset = (body_b.center + r_b) - (body_a.center + r_a);
-        if offset.dot(normal_a).abs() > 2.0 * LINEAR_SLOP {
+        let gap = offset.dot(normal_a).abs();
+        if gap.is_nan() || gap > 2.0 * LINEAR_SLOP {
             return None;
         }
         *row = StickyPoint {
