@@ -146,9 +146,10 @@ fn check(kind: SolverKind, what: &str, value: f32, expect: Expect) {
 /// The 10-box stack after 10 s (sub-stepping solvers at 4 sub-steps, the others at 10
 /// iterations): the top box's drop, metres. Known failures (Solver2D's comparison shows the
 /// same families losing stacks): Jacobi (every box corrected by both its contacts at once)
-/// sinks and topples; PGS-Soft (soft contacts over one whole step) leans; TGS-Sticky (no warm
-/// starting, one pass per sub-step) and XPBD (one projection per sub-step) collapse at 4
-/// sub-steps.
+/// sinks and topples; PGS-Soft (soft contacts over one whole step) leans; XPBD (one
+/// projection per sub-step) collapses at 4 sub-steps. TGS-Sticky holds it since its friction
+/// anchors persist across steps (`tests/tgs_families.rs`; re-anchored every step, the stack
+/// collapsed: top 9.5 m sideways, 9.0 m down).
 #[test]
 fn every_solver_on_the_ten_box_stack() {
     for kind in SolverKind::ALL {
@@ -163,6 +164,7 @@ fn every_solver_on_the_ten_box_stack() {
             | SolverKind::SoftStep
             | SolverKind::TgsSoft => (Holds(0.02), Holds(0.05)),
             SolverKind::PgsNgs | SolverKind::TgsNgs => (Holds(0.1), Holds(0.05)),
+            SolverKind::TgsSticky => (Holds(0.05), Holds(0.05)),
             SolverKind::Jacobi => (
                 Fails {
                     low: 1.0,
@@ -183,7 +185,7 @@ fn every_solver_on_the_ten_box_stack() {
                     high: 0.3,
                 },
             ),
-            SolverKind::TgsSticky | SolverKind::Xpbd => (
+            SolverKind::Xpbd => (
                 Fails {
                     low: 1.0,
                     high: 30.0,

@@ -25,6 +25,7 @@ use super::settings::{
     MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE,
 };
 use super::shape::Shape;
+use super::solver::contact_sticky::StickyAnchors;
 use super::threads::Threads;
 use super::world::StepStats;
 use super::{BodyHandle, ShapeHandle};
@@ -122,6 +123,8 @@ pub struct Contact {
     pub(crate) cache: ManifoldCache,
     /// The last collide reused the manifold instead of running the kernel (soft step).
     pub(crate) recycled: bool,
+    /// TGS-Sticky's friction anchors, kept across steps.
+    pub(crate) sticky: StickyAnchors,
 }
 
 impl Contact {
@@ -503,6 +506,7 @@ impl ContactSet {
             key,
             cache: ManifoldCache::default(),
             recycled: false,
+            sticky: StickyAnchors::default(),
         });
     }
 
@@ -658,6 +662,7 @@ mod tests {
             key: pair_key(0, 1),
             cache: ManifoldCache::default(),
             recycled: false,
+            sticky: StickyAnchors::default(),
         };
         let mut fresh = Manifold::EMPTY;
         fresh.push(Vec2::X, -0.02, 9);
@@ -697,6 +702,7 @@ mod tests {
             key: pair_key(0, 1),
             cache: ManifoldCache::default(),
             recycled: false,
+            sticky: StickyAnchors::default(),
         };
         let xf_b = at(0.0, 0.49, 0.0);
         contact.update_manifold(collide(&ground, &xf_a, &block, &xf_b, 0.02));

@@ -12,6 +12,7 @@ use super::error::{check_finite, check_finite_vec, PhysicsError, PhysicsResult};
 use super::joint::JointState;
 use super::math::{Aabb, Vec2};
 use super::settings::SolverSettings;
+use super::solver::contact_sticky::StickyAnchors;
 use super::world::World;
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
@@ -151,6 +152,7 @@ impl World {
         shape_b: ShapeHandle,
         manifold: collision::Manifold,
         cache: ManifoldCache,
+        sticky: StickyAnchors,
     ) -> PhysicsResult<()> {
         let sa = self
             .shapes
@@ -164,6 +166,12 @@ impl World {
             return Err(PhysicsError::new(
                 "shape_b",
                 "a contact joins shapes of two different bodies",
+            ));
+        }
+        if sticky.count > 2 {
+            return Err(PhysicsError::new(
+                "sticky",
+                format!("{} anchored points, a manifold has 0 to 2", sticky.count),
             ));
         }
         if manifold.count > 2 {
@@ -190,6 +198,7 @@ impl World {
             key,
             cache,
             recycled: false,
+            sticky,
         };
         self.contacts.pair_keys.insert(key);
         self.contacts.contacts.push(contact);

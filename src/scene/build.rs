@@ -19,6 +19,7 @@ use crate::physics::joint::JointDefKind;
 use crate::physics::limits;
 use crate::physics::math::{Aabb, Rot, Transform};
 use crate::physics::shape::{convex_hull, MAX_POLYGON_VERTICES};
+use crate::physics::solver::contact_sticky::StickyAnchors;
 use crate::physics::{
     BodyDef, BodyHandle, BodyKind, BodyState, Capsule, Circle, Geometry, JointHandle, JointState,
     Polygon, Segment, ShapeDef, ShapeHandle, SolverSettings, World,
@@ -1014,6 +1015,27 @@ fn check_state(
                 );
             }
         }
+        if let Some(s) = &c.sticky {
+            let n = s.ids.len();
+            if n > 2 || s.anchor_a.len() != n || s.anchor_b.len() != n {
+                e.push(format!(
+                    "sticky: {n} ids, {} anchor_a and {} anchor_b; give one of each per \
+                     anchored point, at most 2",
+                    s.anchor_a.len(),
+                    s.anchor_b.len()
+                ));
+            }
+            unit_or_zero(&mut e, "sticky.normal_a", s.normal_a, true);
+            unit_or_zero(&mut e, "sticky.normal_b", s.normal_b, true);
+            for (name, anchors) in [
+                ("sticky.anchor_a", &s.anchor_a),
+                ("sticky.anchor_b", &s.anchor_b),
+            ] {
+                for &v in anchors {
+                    state_vec(&mut e, name, v, &limits::SAVED_STATE);
+                }
+            }
+        }
         for m in e {
             report.push(what.clone(), m);
         }
@@ -1280,8 +1302,28 @@ fn restore_state(
             anchor_b: k.anchor_b,
             base_separation: k.base_separation,
         });
+        let sticky = c.sticky.as_ref().map_or(StickyAnchors::default(), |s| {
+            let mut anchors = StickyAnchors {
+                persisted: true,
+                count: s
+                    .ids
+                    .len()
+                    .min(s.anchor_a.len())
+                    .min(s.anchor_b.len())
+                    .min(2),
+                normal_a: s.normal_a,
+                normal_b: s.normal_b,
+                ..StickyAnchors::default()
+            };
+            for k in 0..anchors.count {
+                anchors.ids[k] = s.ids[k];
+                anchors.anchor_a[k] = s.anchor_a[k];
+                anchors.anchor_b[k] = s.anchor_b[k];
+            }
+            anchors
+        });
         world
-            .restore_contact(shape_a, shape_b, manifold, cache)
+            .restore_contact(shape_a, shape_b, manifold, cache, sticky)
             .map_err(|e| format!("contact #{i}: {e}"))?;
     }
     for (i, s) in state.joints.iter().enumerate() {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use super::format::{
     BodyFile, BodyStateFile, CameraFile, ContactFile, FilterFile, GeometryFile, JointFile,
     JointKindFile, JointStateFile, ManifoldCacheFile, ManifoldPointFile, SceneFile, SettingsFile,
-    ShapeFile, WorldStateFile,
+    ShapeFile, StickyAnchorsFile, WorldStateFile,
 };
 use crate::physics::{BodyHandle, BodyState, Geometry, Joint, Polygon, World};
 
@@ -189,6 +189,16 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
                         anchor_a: k.anchor_a,
                         anchor_b: k.anchor_b,
                         base_separation: k.base_separation,
+                    }
+                }),
+                sticky: c.sticky_anchors().persisted.then(|| {
+                    let s = c.sticky_anchors();
+                    StickyAnchorsFile {
+                        ids: s.ids[..s.count].to_vec(),
+                        anchor_a: s.anchor_a[..s.count].to_vec(),
+                        anchor_b: s.anchor_b[..s.count].to_vec(),
+                        normal_a: s.normal_a,
+                        normal_b: s.normal_b,
                     }
                 }),
             })

@@ -1098,6 +1098,21 @@ pub struct ContactFile {
     /// The manifold recycling cache (`ManifoldCache`), when valid.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<ManifoldCacheFile>,
+    /// TGS-Sticky's friction anchors (`StickyAnchors`), when they hold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sticky: Option<StickyAnchorsFile>,
+}
+
+/// `StickyAnchors` that hold: per anchored point (`ids`, 0 to 2 of them) the anchors on A
+/// and B in the bodies' frames, and the normal in A's and in B's frame when anchored.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StickyAnchorsFile {
+    pub ids: Vec<u32>,
+    pub anchor_a: Vec<Vec2>,
+    pub anchor_b: Vec<Vec2>,
+    pub normal_a: Vec2,
+    pub normal_b: Vec2,
 }
 
 /// `ManifoldCache`: rotations as `(cos, sin)`, the relative frame as `(position, (cos,
@@ -1121,6 +1136,7 @@ impl Default for ContactFile {
             normal: Vec2::ZERO,
             points: Vec::new(),
             cache: None,
+            sticky: None,
         }
     }
 }

@@ -20,10 +20,9 @@
 //!   by the same fraction (`lambda = old + w (new - old)`), so impulses and velocities stay
 //!   consistent. Both ends satisfy the clamps (`lambda_n >= 0`, `|lambda_t| <= mu lambda_n`),
 //!   so their convex combination does too.
-//! - **Current anchors** (`solve_anchored`, the TGS families): the Jacobian uses `r'` and the
-//!   target the current separation `s`. Sticky friction holds the tangential drift at zero
-//!   as a position constraint: target `STICKY_FRICTION_FRACTION * s_t / h`, bounded by
-//!   `mu` times the manifold's mean normal impulse.
+//! - **Current anchors** (`solve_anchored`, TGS-Soft and TGS-NGS): the Jacobian uses `r'`
+//!   and the target the current separation `s`. (TGS-Sticky's kernel, with its friction
+//!   anchors kept across steps, is `contact_sticky.rs`.)
 //! - **NGS position pass** (`solve_positions_ngs`, Box2D v2.4's
 //!   `b2ContactSolver::SolvePositionConstraints`): per point,
 //!   `C = clamp(beta (s + slop), -MAX_LINEAR_CORRECTION, 0)`, `K` with the current arms,
@@ -46,8 +45,8 @@ use crate::physics::limits;
 use crate::physics::math::{cross, Vec2};
 use crate::physics::settings::MAX_LINEAR_CORRECTION;
 
-/// TGS-Sticky: fraction of the penetration (all of it beyond zero) removed per sub-step
-/// (Solver2D's 0.8), capped at `contact_push_max_velocity`.
+/// TGS-Sticky (`contact_sticky.rs`): fraction of the penetration (all of it beyond zero)
+/// removed per sub-step (Solver2D's 0.8), capped at `contact_push_max_velocity`.
 pub const STICKY_BAUMGARTE: f32 = 0.8;
 
 /// TGS-Sticky: fraction of the friction anchors' tangential drift removed per sub-step
@@ -64,17 +63,8 @@ pub enum AnchoredBias {
     Relax,
     /// Rigid, no push-out, overlap left to a position pass: TGS-NGS.
     Speculative,
-    /// Rigid Baumgarte push-out of `STICKY_BAUMGARTE`: TGS-Sticky.
+    /// Rigid Baumgarte push-out of `STICKY_BAUMGARTE`: TGS-Sticky (`contact_sticky.rs`).
     Baumgarte,
-}
-
-/// The friction of the current-anchor kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Friction {
-    /// Velocity-level Coulomb friction.
-    Coulomb,
-    /// Position-level friction on anchors that stick for the step.
-    Sticky,
 }
 
 /// An accumulated impulse held inside the range the loader accepts for saved impulses
@@ -82,7 +72,7 @@ pub enum Friction {
 /// (`inf - inf`), and a NaN friction bound would make `clamp` panic. Values inside the
 /// range are unchanged.
 #[inline]
-fn held(x: f32) -> f32 {
+pub(super) fn held(x: f32) -> f32 {
     let max = limits::ACCUMULATED_IMPULSE.max;
     if x.is_nan() {
         0.0
@@ -93,7 +83,7 @@ fn held(x: f32) -> f32 {
 
 /// The current arms of a point and the drift of its anchors since prepare.
 #[inline]
-fn moved(a: &SolverBody, b: &SolverBody, r_a: Vec2, r_b: Vec2) -> (Vec2, Vec2, Vec2) {
+pub(super) fn moved(a: &SolverBody, b: &SolverBody, r_a: Vec2, r_b: Vec2) -> (Vec2, Vec2, Vec2) {
     let ra = a.dq.rotate(r_a);
     let rb = b.dq.rotate(r_b);
     let d = (b.dp - a.dp) + (rb - r_b) - (ra - r_a);
@@ -178,10 +168,9 @@ impl ContactSolver {
         bodies: &mut [SolverBody],
         ctx: &StepContext,
         bias: AnchoredBias,
-        friction: Friction,
     ) {
         for c in &mut self.scalar {
-            solve_anchored_contact(c, bodies, ctx, bias, friction);
+            solve_anchored_contact(c, bodies, ctx, bias);
         }
     }
 
@@ -283,20 +272,17 @@ impl ContactSolver {
     }
 }
 
-/// One constraint with current anchors: normal first (the sticky bound needs the
-/// manifold's normal impulse), then friction.
+/// One constraint with current anchors: normal first, then friction.
 fn solve_anchored_contact(
     c: &mut ContactConstraint,
     bodies: &mut [SolverBody],
     ctx: &StepContext,
     bias: AnchoredBias,
-    friction: Friction,
 ) {
     let (mut a, mut b) = load(bodies, c.index_a, c.index_b);
     let n = c.normal;
     let t = Vec2::new(n.y, -n.x);
     let max_push = ctx.settings.contact_push_max_velocity;
-    let mut total_normal = 0.0;
     for cp in &mut c.points[..c.count] {
         let (ra, rb, d) = moved(&a, &b, cp.r_a, cp.r_b);
         let s = n.dot(d) + cp.separation;
@@ -323,24 +309,12 @@ fn solve_anchored_contact(
         cp.normal_impulse = new_impulse;
         cp.last_normal_increment = lambda;
         cp.max_normal_impulse = cp.max_normal_impulse.max(lambda);
-        total_normal += new_impulse;
         apply(&mut a, &mut b, ra, rb, lambda * n);
     }
-    let mean_normal = total_normal / c.count.max(1) as f32;
     for cp in &mut c.points[..c.count] {
-        let (ra, rb, d) = moved(&a, &b, cp.r_a, cp.r_b);
+        let (ra, rb, _) = moved(&a, &b, cp.r_a, cp.r_b);
         let vt = relative_velocity(&a, &b, ra, rb).dot(t);
-        let (target, max_friction) = match friction {
-            Friction::Coulomb => (0.0, c.friction * cp.normal_impulse),
-            Friction::Sticky => {
-                let target = if bias == AnchoredBias::Relax {
-                    0.0
-                } else {
-                    STICKY_FRICTION_FRACTION * t.dot(d) * ctx.inv_dt
-                };
-                (target, c.friction * mean_normal)
-            }
-        };
+        let (target, max_friction) = (0.0, c.friction * cp.normal_impulse);
         let max_friction = held(max_friction).abs();
         let lambda = -cp.tangent_mass * (vt + target);
         let new_impulse = held(cp.tangent_impulse + lambda).clamp(-max_friction, max_friction);

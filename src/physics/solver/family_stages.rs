@@ -6,7 +6,8 @@
 //! once when the step is halted.
 
 use super::contact::BiasMode;
-use super::contact_kernels::{AnchoredBias, Friction};
+use super::contact_kernels::AnchoredBias;
+use super::contact_sticky;
 use super::step::{StepSolver, StepWorld};
 use super::StepContext;
 
@@ -28,20 +29,57 @@ impl StepSolver {
         });
     }
 
-    /// The TGS families: one pass over joints, then contacts with current anchors.
+    /// TGS-Soft and TGS-NGS: one pass over joints, then contacts with current anchors.
     pub(crate) fn iterate_anchored(
         &mut self,
         world: &mut StepWorld,
         ctx: &StepContext,
         bias: AnchoredBias,
-        friction: Friction,
     ) {
         self.iteration(world, |s, world| {
             let use_bias = bias != AnchoredBias::Relax;
             s.joints
                 .solve(world.joints, &mut s.bodies, ctx, use_bias, &s.threads);
-            s.contacts
-                .solve_anchored(&mut s.bodies, ctx, bias, friction);
+            s.contacts.solve_anchored(&mut s.bodies, ctx, bias);
+        });
+    }
+
+    /// TGS-Sticky: each contact's friction rows for the step, from its anchors kept across
+    /// steps when they still hold, else from its manifold points (see `contact_sticky`).
+    /// After `prepare`.
+    pub(crate) fn prepare_sticky_anchors(&mut self, world: &mut StepWorld) {
+        if self.halted() {
+            return;
+        }
+        contact_sticky::prepare(
+            &self.contacts.scalar,
+            world.contacts,
+            world.bodies,
+            &self.bodies,
+            &mut self.sticky_rows,
+        );
+    }
+
+    /// TGS-Sticky: one pass over joints, then contacts with current anchors and sticky
+    /// friction (`Baumgarte` push-out, or `Relax`).
+    pub(crate) fn iterate_sticky(
+        &mut self,
+        world: &mut StepWorld,
+        ctx: &StepContext,
+        bias: AnchoredBias,
+    ) {
+        self.iteration(world, |s, world| {
+            let use_bias = bias != AnchoredBias::Relax;
+            s.joints
+                .solve(world.joints, &mut s.bodies, ctx, use_bias, &s.threads);
+            contact_sticky::solve(
+                &mut s.contacts.scalar,
+                &s.sticky_rows,
+                world.contacts,
+                &mut s.bodies,
+                ctx,
+                bias,
+            );
         });
     }
 

@@ -17,8 +17,10 @@
 //! - `contact_simd`: the soft step's contact kernel, one generic over the lane count
 //!   (`f32`, four, eight): the coloured contacts in batches with the one-lane overflow.
 //! - `contact_kernels`: the other families' contact kernels: Jacobi accumulation with
-//!   relaxation, current (TGS) anchors with sticky friction, the NGS position pass, and
+//!   relaxation, current (TGS) anchors, the NGS position pass, and
 //!   XPBD's position and velocity passes.
+//! - `contact_sticky`: TGS-Sticky's kernel: current anchors and friction anchors kept
+//!   across steps (`StickyAnchors`, on each contact).
 //! - `joints`: `JointSolver`: every joint through `Joint`'s one `match`, and the soft step's
 //!   free revolute pins as compact rows.
 //! - `revolute_pin`: the revolute point constraint, one kernel generic over the lane count
@@ -40,6 +42,7 @@ pub mod classic;
 pub mod contact;
 pub mod contact_kernels;
 pub mod contact_simd;
+pub mod contact_sticky;
 mod family_stages;
 pub mod graph;
 pub mod jacobi;

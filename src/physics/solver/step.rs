@@ -142,6 +142,8 @@ pub(crate) struct StepSolver {
     pub(super) jacobi_deltas: Vec<(Vec2, f32)>,
     /// XPBD: each solver body's motion (`dp`, `d_angle`) at the start of the sub-step.
     pub(super) substep_start: Vec<(Vec2, f32)>,
+    /// TGS-Sticky: each contact constraint's friction rows (`contact_sticky.rs`).
+    pub(super) sticky_rows: Vec<[super::contact_sticky::StickyPoint; 2]>,
     /// Time spent in `integrate_positions` since `start_clock`.
     integrate_time: Duration,
     /// Where to stop inside the step, and how far it went.

@@ -15,7 +15,7 @@
 //! - **Reference**: Catto, "Solver2D" (2024): `solve_tgs_soft.c`; Andrews et al.,
 //!   "Temporal Gauss-Seidel" (PhysX TGS); Rapier's TGS-soft.
 
-use super::contact_kernels::{AnchoredBias, Friction};
+use super::contact_kernels::AnchoredBias;
 use super::step::{StepSolver, StepWorld};
 use super::StepContext;
 use crate::physics::world::StepStats;
@@ -43,9 +43,9 @@ pub(crate) fn step(
     for _ in 0..substeps {
         solver.integrate_velocities(world, h);
         solver.warm_start(world, &ctx);
-        solver.iterate_anchored(world, &ctx, AnchoredBias::Soft, Friction::Coulomb);
+        solver.iterate_anchored(world, &ctx, AnchoredBias::Soft);
         solver.integrate_positions(h);
-        solver.iterate_anchored(world, &ctx, AnchoredBias::Relax, Friction::Coulomb);
+        solver.iterate_anchored(world, &ctx, AnchoredBias::Relax);
     }
     solver.restitution(&ctx);
     solver.store_impulses(world);
