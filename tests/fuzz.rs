@@ -835,6 +835,10 @@ fn random_joint_kind(g: &mut Gen) -> JointKindFile {
             enable_motor: g.chance(0.3),
             motor_speed: g.num(-5.0, 5.0),
             max_motor_torque: g.num(0.0, 100.0),
+            reference_angle: g.chance(0.2).then(|| g.num(-3.0, 3.0)),
+            enable_spring: g.chance(0.3),
+            spring_hertz: g.num(0.0, 30.0),
+            spring_damping_ratio: g.num(0.0, 2.0),
         }),
         1 => JointKindFile::Prismatic(PrismaticFile {
             anchor: v(g),

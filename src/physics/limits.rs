@@ -367,8 +367,10 @@ pub fn range_of(field: &str) -> Option<&'static Range> {
         "gravity_scale" => &GRAVITY_SCALE,
         "gravity" => &GRAVITY,
         "step_hz" => &STEP_HZ,
-        "hertz" | "linear_hertz" | "angular_hertz" | "contact_hertz" | "joint_hertz" => &HERTZ,
+        "hertz" | "linear_hertz" | "angular_hertz" | "contact_hertz" | "joint_hertz"
+        | "spring_hertz" => &HERTZ,
         "damping_ratio"
+        | "spring_damping_ratio"
         | "linear_damping_ratio"
         | "angular_damping_ratio"
         | "contact_damping_ratio"

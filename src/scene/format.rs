@@ -697,6 +697,10 @@ joint_file! {
     RevoluteFile => RevoluteJointDef {
         /// The shared point, world metres.
         anchor: Vec2 = Vec2::ZERO;
+        /// Radians: the `angle_b - angle_a` at which the joint angle is zero (limits and the
+        /// spring are measured from it); the bodies' relative angle at creation when left out.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reference_angle: Option<f32> = None;
         /// Box2D-Lite softness added to K's diagonal, 1/kg (m/(N s²) per unit impulse); 0 is
         /// rigid. Classic solver only.
         softness: f32 = 0.0;
@@ -712,6 +716,12 @@ joint_file! {
         motor_speed: f32 = 0.0;
         /// N m.
         max_motor_torque: f32 = 0.0;
+        /// A soft angular spring towards the reference angle (Box2D v3's revolute spring).
+        enable_spring: bool = false;
+        /// Spring frequency, Hz (0: no spring).
+        spring_hertz: f32 = 0.0;
+        /// Spring damping ratio (1: critical).
+        spring_damping_ratio: f32 = 0.0;
     }
 }
 
@@ -1141,21 +1151,23 @@ pub struct ManifoldPointFile {
 /// Declares `JointStateFile`, the core's `JointState` variant for variant and field for field,
 /// with the conversions both ways.
 macro_rules! joint_state_file {
-    ($($variant:ident($state:ident) { $($field:ident: $ty:ty),* $(,)? }),* $(,)?) => {
+    ($($variant:ident($state:ident) {
+        $($(#[$fmeta:meta])* $field:ident: $ty:ty),* $(,)?
+    }),* $(,)?) => {
         /// A joint's exact solver state (`JointState`): local anchors and axes, reference
         /// angles and lengths as computed at creation, offsets and targets, and accumulated
         /// impulses. Written by export, one per joint.
         #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
         #[serde(deny_unknown_fields)]
         pub enum JointStateFile {
-            $($variant { $($field: $ty),* },)*
+            $($variant { $($(#[$fmeta])* $field: $ty),* },)*
         }
 
         impl From<&JointState> for JointStateFile {
             fn from(s: &JointState) -> Self {
                 match *s {
                     $(JointState::$variant(crate::physics::joint::$state { $($field),* }) => {
-                        JointStateFile::$variant { $($field),* }
+                        JointStateFile::$variant { $($field: convert($field)),* }
                     })*
                 }
             }
@@ -1165,7 +1177,9 @@ macro_rules! joint_state_file {
             fn from(s: &JointStateFile) -> Self {
                 match *s {
                     $(JointStateFile::$variant { $($field),* } => {
-                        JointState::$variant(crate::physics::joint::$state { $($field),* })
+                        JointState::$variant(crate::physics::joint::$state {
+                            $($field: convert($field)),*
+                        })
                     })*
                 }
             }
@@ -1191,6 +1205,12 @@ macro_rules! joint_state_file {
             }
         }
     };
+}
+
+/// A saved number between its core type and its file type (the same type, or an
+/// `OptionalImpulse` written as a plain number).
+fn convert<A: Into<B>, B>(a: A) -> B {
+    a.into()
 }
 
 /// A number or vector of a saved state, flattened for the loader's checks.
@@ -1220,6 +1240,10 @@ joint_state_file! {
         motor_impulse: f32,
         lower_impulse: f32,
         upper_impulse: f32,
+        /// Left out of files when zero (every joint without a spring), as in files written
+        /// before the spring existed.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        spring_impulse: f32,
     },
     Prismatic(PrismaticState) {
         local_anchor_a: Vec2,
@@ -1299,6 +1323,7 @@ mod tests {
         vec![
             RevoluteJointDef {
                 anchor: v(1.0, 2.0),
+                reference_angle: Some(0.75),
                 softness: 0.01,
                 bias_factor: Some(0.3),
                 enable_limit: true,
@@ -1307,6 +1332,9 @@ mod tests {
                 enable_motor: true,
                 motor_speed: 2.0,
                 max_motor_torque: 30.0,
+                enable_spring: true,
+                spring_hertz: 5.0,
+                spring_damping_ratio: 0.5,
             }
             .into(),
             PrismaticJointDef {
