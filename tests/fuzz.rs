@@ -739,6 +739,7 @@ fn random_geometry(g: &mut Gen) -> GeometryFile {
             GeometryFile::Polygon {
                 vertices,
                 centroid: g.chance(0.05).then(|| g.vec(-1.0, 1.0)),
+                radius: if g.chance(0.1) { g.num(0.0, 0.3) } else { 0.0 },
             }
         }
         2 => GeometryFile::Circle {
@@ -959,6 +960,21 @@ fn random_generator(g: &mut Gen, depth: u32) -> Generator {
                 Vec::new()
             },
             joints: g.chance(0.4).then(RevoluteFile::default),
+            more_shapes: if g.chance(0.2) {
+                vec![random_shape(g, true)]
+            } else {
+                Vec::new()
+            },
+            alternate: if g.chance(0.2) {
+                vec![random_shape(g, true)]
+            } else {
+                Vec::new()
+            },
+            stagger: if g.chance(0.2) {
+                g.vec(-0.5, 0.5)
+            } else {
+                Vec2::ZERO
+            },
         }),
         3 => Generator::Chain(ChainFile {
             count: g.count(8),

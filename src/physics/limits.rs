@@ -331,7 +331,7 @@ pub const MAX_SHAPES_PER_BODY: usize = 16_384;
 /// (and the caller's own checks) apply.
 pub fn range_of(field: &str) -> Option<&'static Range> {
     // A polygon's rounding radius may be zero (user polygons have none).
-    if field == "polygon.radius" {
+    if field.eq_ignore_ascii_case("polygon.radius") {
         return Some(&LENGTH);
     }
     // A body's pose and velocity as the core takes them (definitions, setters, the exact

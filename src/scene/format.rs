@@ -441,6 +441,9 @@ pub enum GeometryFile {
         /// computed from the vertices (boxes keep their exact centre).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         centroid: Option<Vec2>,
+        /// Rounds the corners (and every side) by this much, metres; 0 (sharp) when left out.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        radius: f32,
     },
     Circle {
         radius: f32,
@@ -890,6 +893,7 @@ pub enum Generator {
     Chain(ChainFile),
     Scatter(ScatterFile),
     Repeat(RepeatFile),
+    Ragdoll(RagdollFile),
 }
 
 /// Box2D-Lite's pyramid: `base` boxes in the bottom row, one fewer in each row above, each
@@ -961,6 +965,58 @@ pub struct GridFile {
     pub fixed: Vec<(u32, u32)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joints: Option<RevoluteFile>,
+    /// Further shapes of every body (a compound body: `shape` and these).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_shapes: Vec<ShapeFile>,
+    /// Shapes taken in turn: body `n` (creation order, row by row) is made of `shape` when
+    /// `n mod (1 + len)` is 0, else of `alternate[n mod (1 + len) - 1]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternate: Vec<ShapeFile>,
+    /// Even rows are moved by `stagger`, odd rows by `-stagger` (Box2D's zig-zag columns).
+    #[serde(default, skip_serializing_if = "is_zero_vec")]
+    pub stagger: Vec2,
+}
+
+/// Box2D v3's "human" ragdoll (`shared/human.c`), `count` of them `spacing` apart from
+/// `origin` (the feet of the first): 11 capsule bones (hip, torso, head, two legs of two
+/// bones with a rounded foot on each shin, two arms of two bones), density 1, friction 0.2
+/// (feet 0.05); 10 revolute joints with Box2D's angle limits, joint friction as a motor at
+/// speed 0 with at most `friction_torque` x the bone's friction scale, and springs of
+/// `spring_hertz` and `spring_damping_ratio` towards each joint's reference angle (0; the
+/// lower arms pi/4). Ragdoll `k` (1-based) has group index `-k`, so the k-th ragdolls of
+/// repeated rows never touch; its shapes are category 2 (mask 1 | 2), its feet touch only
+/// category 1 (the ground).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RagdollFile {
+    #[serde(default = "one")]
+    pub count: u32,
+    /// The feet of the first ragdoll.
+    #[serde(default)]
+    pub origin: Vec2,
+    #[serde(default)]
+    pub spacing: Vec2,
+    /// N m; 0 turns the joint friction off.
+    #[serde(default = "ragdoll_friction_torque")]
+    pub friction_torque: f32,
+    /// Hz; 0 turns the springs off.
+    #[serde(default = "ragdoll_hertz")]
+    pub spring_hertz: f32,
+    #[serde(default = "ragdoll_damping_ratio")]
+    pub spring_damping_ratio: f32,
+}
+
+fn one() -> u32 {
+    1
+}
+fn ragdoll_friction_torque() -> f32 {
+    0.05
+}
+fn ragdoll_hertz() -> f32 {
+    5.0
+}
+fn ragdoll_damping_ratio() -> f32 {
+    0.5
 }
 
 /// `count` links made of `shape`, their origins `spacing` apart from `origin`, each pinned
@@ -1018,6 +1074,7 @@ impl Generator {
             Generator::Chain(_) => "Chain",
             Generator::Scatter(_) => "Scatter",
             Generator::Repeat(_) => "Repeat",
+            Generator::Ragdoll(_) => "Ragdoll",
         }
     }
 }
