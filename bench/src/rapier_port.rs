@@ -15,6 +15,10 @@
 //! - sleeping off: `can_sleep(false)` on every body;
 //! - the revolute motor is a velocity motor with a damping factor (Rapier has no rigid motor
 //!   constraint): factor 1e4 makes it nearly rigid (compliance ~2% at the sub-step).
+//! - a revolute spring (rain's ragdolls) is a second joint on the pair locking nothing, with
+//!   an unbounded acceleration-based position motor of stiffness omega^2 and damping
+//!   2 zeta omega: Box2D's soft spring (see `revolute_spring`); the reference angle turns the
+//!   joint frame on the first body.
 //!
 //! - friction mixes as sqrt(a b) (`GeometricMean`) and restitution as the larger (`Max`), as
 //!   in Impulse and Box2D (Rapier's default is the average).
