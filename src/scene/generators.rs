@@ -915,4 +915,111 @@ mod tests {
         assert_eq!(out.joints.len(), 3 * 3 + 4 * 2);
         assert_eq!(out.bodies[0].kind, BodyKindFile::Static);
     }
+
+    /// Box2D's compounds and spinner layouts: zig-zag rows, a second shape on every body,
+    /// shapes taken in turn row by row.
+    #[test]
+    fn grid_staggers_rows_adds_shapes_and_alternates() {
+        let circle = ShapeFile {
+            shape: GeometryFile::Circle {
+                radius: 0.3,
+                center: Vec2::ZERO,
+            },
+            ..ShapeFile::default()
+        };
+        let g = Generator::Grid(GridFile {
+            columns: 3,
+            rows: 2,
+            origin: Vec2::new(1.0, 2.0),
+            spacing: Vec2::new(2.0, -3.0),
+            shape: ShapeFile::default(),
+            kind: BodyKindFile::Dynamic,
+            fixed: Vec::new(),
+            joints: None,
+            more_shapes: vec![circle.clone()],
+            alternate: vec![circle.clone()],
+            stagger: Vec2::new(0.25, 0.0),
+        });
+        let out = generate(&g, 0, &HashMap::new());
+        let positions: Vec<Vec2> = out.bodies.iter().map(|b| b.position).collect();
+        assert_eq!(
+            positions,
+            vec![
+                Vec2::new(1.25, 2.0),
+                Vec2::new(3.25, 2.0),
+                Vec2::new(5.25, 2.0),
+                Vec2::new(0.75, 5.0),
+                Vec2::new(2.75, 5.0),
+                Vec2::new(4.75, 5.0),
+            ]
+        );
+        for (n, b) in out.bodies.iter().enumerate() {
+            assert_eq!(b.shapes.len(), 2);
+            let first = if n % 2 == 0 {
+                &ShapeFile::default()
+            } else {
+                &circle
+            };
+            assert_eq!(&b.shapes[0], first, "body {n}");
+            assert_eq!(b.shapes[1], circle);
+        }
+    }
+
+    /// Box2D's human: 11 bones, 10 sprung joints with the lower arms turned pi/4; ragdoll k in
+    /// group -k; feet touch only the ground.
+    #[test]
+    fn ragdoll_is_box2d_human() {
+        let g = Generator::Ragdoll(RagdollFile {
+            count: 2,
+            origin: Vec2::new(-3.0, 1.0),
+            spacing: Vec2::new(0.5, 0.0),
+            friction_torque: 0.05,
+            spring_hertz: 5.0,
+            spring_damping_ratio: 0.5,
+        });
+        assert_eq!((body_count(&g), joint_count(&g)), (22, 20));
+        assert!(check(&g, &HashMap::new()).is_empty());
+        let out = generate(&g, 4, &HashMap::new());
+        assert_eq!((out.bodies.len(), out.joints.len()), (22, 20));
+        // The hip of the second ragdoll stands 0.95 m above its feet.
+        assert_eq!(out.bodies[11].position, Vec2::new(-2.5, 1.95));
+        let quarter = std::f32::consts::FRAC_PI_4;
+        let mut turned = 0;
+        for j in &out.joints {
+            assert!(j.body_a >= 4 && j.body_b >= 4 && j.body_a < 26 && j.body_b < 26);
+            let JointKindFile::Revolute(r) = &j.kind else {
+                panic!("revolute")
+            };
+            assert!(r.enable_spring && r.spring_hertz == 5.0 && r.spring_damping_ratio == 0.5);
+            assert!(r.enable_limit && r.enable_motor && r.motor_speed == 0.0);
+            if r.reference_angle == Some(quarter) {
+                turned += 1;
+            } else {
+                assert_eq!(r.reference_angle, Some(0.0));
+            }
+        }
+        assert_eq!(turned, 4);
+        for (i, b) in out.bodies.iter().enumerate() {
+            let group = -(i as i32 / 11 + 1);
+            for s in &b.shapes {
+                assert_eq!(s.filter.group_index, group);
+                let foot = matches!(s.shape, GeometryFile::Polygon { .. });
+                assert_eq!(s.filter.mask_bits, if foot { 1 } else { 3 });
+            }
+        }
+        let bad = Generator::Ragdoll(RagdollFile {
+            count: 0,
+            spring_hertz: -1.0,
+            ..match g {
+                Generator::Ragdoll(r) => r,
+                _ => unreachable!(),
+            }
+        });
+        let errors = check(&bad, &HashMap::new());
+        assert!(errors.iter().any(|e| e.starts_with("count")), "{errors:?}");
+        assert!(
+            errors.iter().any(|e| e.starts_with("spring_hertz")),
+            "{errors:?}"
+        );
+    }
 }
