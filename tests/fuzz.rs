@@ -739,6 +739,7 @@ fn random_geometry(g: &mut Gen) -> GeometryFile {
             GeometryFile::Polygon {
                 vertices,
                 centroid: g.chance(0.05).then(|| g.vec(-1.0, 1.0)),
+                radius: if g.chance(0.1) { g.num(0.0, 0.3) } else { 0.0 },
             }
         }
         2 => GeometryFile::Circle {
@@ -835,6 +836,10 @@ fn random_joint_kind(g: &mut Gen) -> JointKindFile {
             enable_motor: g.chance(0.3),
             motor_speed: g.num(-5.0, 5.0),
             max_motor_torque: g.num(0.0, 100.0),
+            reference_angle: g.chance(0.2).then(|| g.num(-3.0, 3.0)),
+            enable_spring: g.chance(0.3),
+            spring_hertz: g.num(0.0, 30.0),
+            spring_damping_ratio: g.num(0.0, 2.0),
         }),
         1 => JointKindFile::Prismatic(PrismaticFile {
             anchor: v(g),
@@ -955,6 +960,21 @@ fn random_generator(g: &mut Gen, depth: u32) -> Generator {
                 Vec::new()
             },
             joints: g.chance(0.4).then(RevoluteFile::default),
+            more_shapes: if g.chance(0.2) {
+                vec![random_shape(g, true)]
+            } else {
+                Vec::new()
+            },
+            alternate: if g.chance(0.2) {
+                vec![random_shape(g, true)]
+            } else {
+                Vec::new()
+            },
+            stagger: if g.chance(0.2) {
+                g.vec(-0.5, 0.5)
+            } else {
+                Vec2::ZERO
+            },
         }),
         3 => Generator::Chain(ChainFile {
             count: g.count(8),

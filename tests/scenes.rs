@@ -453,7 +453,8 @@ Scene(
 /// between bodies of MIXED that move and collide.
 const MIXED_JOINTS: &[&str] = &[
     r#"(name: "pin", body_a: "ground", body_b: "box", kind: Revolute(anchor: (0.3, 3.5), softness: 0.0001, bias_factor: 0.3,
-        enable_limit: true, lower_angle: -0.5, upper_angle: 0.5, enable_motor: true, motor_speed: 1.0, max_motor_torque: 20.0))"#,
+        enable_limit: true, lower_angle: -0.5, upper_angle: 0.5, enable_motor: true, motor_speed: 1.0, max_motor_torque: 20.0,
+        reference_angle: 0.2, enable_spring: true, spring_hertz: 4.0, spring_damping_ratio: 0.3))"#,
     r#"(body_a: "box", body_b: "offset", kind: Prismatic(anchor: (-1.0, 3.5), axis: (1.0, 0.2), enable_limit: true,
         lower_translation: -1.0, upper_translation: 0.5, enable_motor: true, motor_speed: -0.5, max_motor_force: 30.0))"#,
     r#"(body_a: "ground", body_b: "wedge", kind: Wheel(anchor: (2.5, 5.3), axis: (0.0, 1.0), hertz: 3.0, damping_ratio: 0.4,
@@ -939,6 +940,23 @@ fn bad_scene_expectations() -> Vec<(&'static str, Vec<(&'static str, &'static st
                 (
                     "generator #0 (Chain)",
                     "joint.max_motor_torque: must be zero or more, got -5",
+                ),
+            ],
+        ),
+        (
+            "bad_revolute_spring.ron",
+            vec![
+                (
+                    r#"joint "shoulder""#,
+                    "reference_angle: must be between -1e7 and 1e7 rad",
+                ),
+                (
+                    r#"joint "shoulder""#,
+                    "spring_hertz: must be zero or more, got -5",
+                ),
+                (
+                    r#"joint "shoulder""#,
+                    "spring_damping_ratio: must be zero or more, got -0.5",
                 ),
             ],
         ),

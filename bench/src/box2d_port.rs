@@ -139,7 +139,12 @@ fn add_joint(
     tuning: ConstraintTuning,
 ) -> Result<JointId, BuildError> {
     let id: JointId = match j.kind {
-        JointKindSpec::Revolute { motor, limit } => {
+        JointKindSpec::Revolute {
+            motor,
+            limit,
+            spring,
+            reference_angle,
+        } => {
             let mut builder = world
                 .revolute(a, b)
                 .anchor_world(Position::new(j.anchor[0], j.anchor[1]))
@@ -150,7 +155,21 @@ fn add_joint(
             if let Some((lower, upper)) = limit {
                 builder = builder.limit(lower, upper);
             }
-            builder.build().map_err(fail)?
+            if let Some(s) = spring {
+                builder = builder.spring(s.hertz, s.damping_ratio);
+            }
+            let id = builder.build().map_err(fail)?;
+            // Box2D 3.2 (boxdd 0.6) measures the joint angle between the joints' local frames:
+            // A's frame turned by the reference angle is v3.1's `referenceAngle` (the spring's
+            // `targetAngle` stays 0, the reference).
+            if reference_angle != 0.0 {
+                let mut joint = world.joint(id).map_err(fail)?;
+                let frame = joint.local_frame_a().map_err(fail)?;
+                let turned = boxdd::Transform::from_pos_angle(frame.position(), reference_angle)
+                    .map_err(fail)?;
+                joint.set_local_frame_a(turned).map_err(fail)?;
+            }
+            id
         }
         JointKindSpec::Prismatic { axis, limit } => {
             let anchor = Position::new(j.anchor[0], j.anchor[1]);

@@ -184,11 +184,22 @@ fn create_joint(
 ) -> Result<(), BuildError> {
     use impulse::physics::joint::{JointDef, PrismaticJointDef, RevoluteJointDef};
     let def = match j.kind {
-        JointKindSpec::Revolute { motor, limit } => {
+        JointKindSpec::Revolute {
+            motor,
+            limit,
+            spring,
+            reference_angle,
+        } => {
             let mut def = RevoluteJointDef {
                 anchor: v(j.anchor),
+                reference_angle: Some(reference_angle),
                 ..Default::default()
             };
+            if let Some(s) = spring {
+                def.enable_spring = true;
+                def.spring_hertz = s.hertz;
+                def.spring_damping_ratio = s.damping_ratio;
+            }
             if let Some(m) = motor {
                 def.enable_motor = true;
                 def.motor_speed = m.speed;

@@ -15,6 +15,10 @@
 //! - sleeping off: `can_sleep(false)` on every body;
 //! - the revolute motor is a velocity motor with a damping factor (Rapier has no rigid motor
 //!   constraint): factor 1e4 makes it nearly rigid (compliance ~2% at the sub-step).
+//! - a revolute spring (rain's ragdolls) is a second joint on the pair locking nothing, with
+//!   an unbounded acceleration-based position motor of stiffness omega^2 and damping
+//!   2 zeta omega: Box2D's soft spring (see `revolute_spring`); the reference angle turns the
+//!   joint frame on the first body.
 //!
 //! - friction mixes as sqrt(a b) (`GeometricMean`) and restitution as the larger (`Max`), as
 //!   in Impulse and Box2D (Rapier's default is the average).
@@ -26,7 +30,7 @@
 use rapier2d::prelude::*;
 
 use crate::scenes::{
-    BodySpec, FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec, WorldSpec,
+    BodySpec, FilterSpec, JointKindSpec, JointSpec, SceneSpec, ShapeSpec, SpringSpec, WorldSpec,
 };
 use crate::verdict_port::{self, LocalJoint, Pose};
 use crate::{BuildError, Sim};
@@ -144,14 +148,20 @@ fn add_body(
     Ok(handle)
 }
 
-/// Rapier's joint for `j` (anchors in the bodies' frames in `local`).
+/// Rapier's joints for `j` (anchors in the bodies' frames in `local`): one, or for a sprung
+/// revolute joint two (see `revolute_spring`).
 fn make_joint(
     j: &JointSpec,
     local: &LocalJoint,
     softness: SpringCoefficients<f32>,
-) -> GenericJoint {
+) -> Vec<GenericJoint> {
     match j.kind {
-        JointKindSpec::Revolute { motor, limit } => {
+        JointKindSpec::Revolute {
+            motor,
+            limit,
+            spring,
+            reference_angle,
+        } => {
             let mut joint = RevoluteJointBuilder::new()
                 .local_anchor1(vector(local.anchor_a))
                 .local_anchor2(vector(local.anchor_b))
@@ -165,7 +175,15 @@ fn make_joint(
             if let Some((lower, upper)) = limit {
                 joint = joint.limits([lower, upper]);
             }
-            joint.build().into()
+            // Rapier's joint angle is measured between the joint frames: A's frame turned by
+            // the reference angle measures `angle_b - angle_a - reference_angle`.
+            let mut joint: GenericJoint = joint.build().into();
+            joint.set_local_frame1(turned_frame(local.anchor_a, reference_angle));
+            let mut out = vec![joint];
+            if let Some(s) = spring {
+                out.push(revolute_spring(j, local, reference_angle, s));
+            }
+            out
         }
         JointKindSpec::Prismatic { limit, .. } => {
             let mut joint = PrismaticJointBuilder::new(vector(local.axis_a))
@@ -177,9 +195,43 @@ fn make_joint(
             if let Some((lower, upper)) = limit {
                 joint = joint.limits([lower, upper]);
             }
-            joint.build().into()
+            vec![joint.build().into()]
         }
     }
+}
+
+/// A joint frame at `anchor` (body frame) turned by `angle`.
+fn turned_frame(anchor: [f32; 2], angle: f32) -> rapier2d::math::Pose {
+    rapier2d::math::Pose::new(vector(anchor), angle)
+}
+
+/// A revolute spring as Rapier can hold it. Rapier gives a joint axis one motor with one force
+/// bound, and the revolute joint's motor already models the joint friction (speed 0, bounded
+/// torque), so the spring is a second joint on the same pair that locks nothing and drives
+/// the angle with an unbounded position motor. With `MotorModel::AccelerationBased` and
+/// `stiffness = omega^2`, `damping = 2 zeta omega` (`omega = 2 pi hertz`), Rapier's motor
+/// coefficients are Box2D's soft spring exactly: `erp / dt = k / (dt k + c) =
+/// omega / (2 zeta + dt omega)` (Box2D's bias rate), and the mass is the joint's angular
+/// effective mass in both (`1 / (i_a + i_b)`).
+fn revolute_spring(
+    j: &JointSpec,
+    local: &LocalJoint,
+    reference_angle: f32,
+    spring: SpringSpec,
+) -> GenericJoint {
+    let omega = 2.0 * std::f32::consts::PI * spring.hertz;
+    GenericJointBuilder::new(JointAxesMask::empty())
+        .local_frame1(turned_frame(local.anchor_a, reference_angle))
+        .local_frame2(turned_frame(local.anchor_b, 0.0))
+        .contacts_enabled(j.collide_connected)
+        .motor_model(JointAxis::AngX, MotorModel::AccelerationBased)
+        .motor_position(
+            JointAxis::AngX,
+            0.0,
+            omega * omega,
+            2.0 * spring.damping_ratio * omega,
+        )
+        .build()
 }
 pub fn build(spec: &SceneSpec) -> Result<RapierSim, BuildError> {
     let world = spec.world;
@@ -194,8 +246,9 @@ pub fn build(spec: &SceneSpec) -> Result<RapierSim, BuildError> {
     let mut joints = Vec::with_capacity(spec.joints.len());
     for j in &spec.joints {
         let local = LocalJoint::new(j, &spec.bodies);
-        let joint = make_joint(j, &local, softness);
-        impulse_joints.insert(handles[j.body_a], handles[j.body_b], joint, true);
+        for joint in make_joint(j, &local, softness) {
+            impulse_joints.insert(handles[j.body_a], handles[j.body_b], joint, true);
+        }
         joints.push((*j, local));
     }
     Ok(RapierSim {
@@ -262,9 +315,10 @@ impl Sim for RapierSim {
             .collect();
         for j in joints {
             let local = LocalJoint::new(j, bodies);
-            let joint = make_joint(j, &local, self.softness);
-            self.impulse_joints
-                .insert(handles[j.body_a], handles[j.body_b], joint, true);
+            for joint in make_joint(j, &local, self.softness) {
+                self.impulse_joints
+                    .insert(handles[j.body_a], handles[j.body_b], joint, true);
+            }
         }
         if self.spawned.len() <= slot {
             self.spawned.resize(slot + 1, Vec::new());

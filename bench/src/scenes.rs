@@ -4,8 +4,8 @@
 //! to all three ports, so the three worlds are the same by construction: same body order, same
 //! positions, same shapes, same material, same filters, same joints. The scenes are Box2D v3's
 //! benchmark set (`shared/benchmarks.c` in `erincatto/box2d`): large pyramid, many pyramids,
-//! joint grid, tumbler, compounds, junkyard, smash, spinner, washer and rain (its ragdolls
-//! without their joint springs: see `rain`). The verdict table (`--verdicts`, `verdict_port.rs`) builds its
+//! joint grid, tumbler, compounds, junkyard, smash, spinner, washer and rain (ragdolls with
+//! Box2D's joint springs and reference angles: see `ragdoll`). The verdict table (`--verdicts`, `verdict_port.rs`) builds its
 //! scenes from Impulse's scene files into the same description.
 
 /// Fixed time step, seconds (60 Hz).
@@ -183,6 +183,14 @@ pub struct MotorSpec {
     pub max_torque: f32,
 }
 
+/// A revolute spring towards the reference angle (Box2D v3's `enableSpring`, `hertz`,
+/// `dampingRatio`): frequency, Hz, and damping ratio.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringSpec {
+    pub hertz: f32,
+    pub damping_ratio: f32,
+}
+
 /// A joint between two bodies of the scene (indices into `bodies`), created at a world
 /// anchor with the bodies where `bodies` puts them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -199,10 +207,15 @@ pub struct JointSpec {
 /// The joint kinds the three ports build.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum JointKindSpec {
-    /// A pin; `limit` is (lower, upper) relative angle, rad.
+    /// A pin; `limit` is (lower, upper) joint angle, rad. The joint angle is
+    /// `angle_b - angle_a - reference_angle` (Box2D v3's `referenceAngle`); `spring` pulls it
+    /// to zero.
     Revolute {
         motor: Option<MotorSpec>,
         limit: Option<(f32, f32)>,
+        spring: Option<SpringSpec>,
+        /// rad.
+        reference_angle: f32,
     },
     /// A slide along the world `axis` (unit) with no relative turn; `limit` is (lower,
     /// upper) translation, m.
@@ -216,7 +229,12 @@ impl JointSpec {
             body_a,
             body_b,
             anchor,
-            kind: JointKindSpec::Revolute { motor, limit: None },
+            kind: JointKindSpec::Revolute {
+                motor,
+                limit: None,
+                spring: None,
+                reference_angle: 0.0,
+            },
             collide_connected: false,
         }
     }
@@ -993,6 +1011,10 @@ pub const RAIN_GROUP_SIZE: usize = 5;
 const RAIN_GRID: f32 = 0.5;
 const RAIN_GRID_COUNT: usize = 500;
 
+/// Rain's ragdoll joint springs: Hz and damping ratio (Box2D's `jointHertz`, `jointDamping`).
+pub const RAIN_JOINT_HERTZ: f32 = 5.0;
+pub const RAIN_JOINT_DAMPING_RATIO: f32 = 0.5;
+
 /// Rain: 5 static shelves, each a row of 501 boxes of half size 0.25 from x = -125, at y = 0,
 /// 45, .. 180; ragdolls are created and destroyed by `SceneSpec::spawns` (before every 8th
 /// step, one column of 5 ragdolls in each row, 40 columns, then the oldest column replaced):
@@ -1051,9 +1073,10 @@ fn rain_group(row: usize, column: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
 /// Box2D's "human" ragdoll at scale 1 with its feet at `feet`: 11 capsule bones (hip, torso,
 /// head, two legs of two bones with a rounded foot polygon on the shin, two arms of two
 /// bones), friction 0.2 (feet 0.05), density 1; 10 revolute joints with Box2D's angle limits,
-/// and joint friction as a motor at speed 0 with at most 0.05 N m x the bone's friction scale.
-/// Box2D's joint springs (5 Hz, ratio 0.5) and the lower arms' reference angle (pi/4) are
-/// left out in every port: Impulse's revolute joint has neither.
+/// joint friction as a motor at speed 0 with at most 0.05 N m x the bone's friction scale, and
+/// Box2D's joint springs (`RAIN_JOINT_HERTZ`, `RAIN_JOINT_DAMPING_RATIO`) towards each joint's
+/// reference angle: 0, except the lower arms' pi/4 (the bodies are all created upright, so
+/// the lower arms start pi/4 from their rest, outside their limits, and swing into them).
 ///
 /// Collision filter: Box2D gives ragdoll `index` (1..=5 in a group) group index -`index`, so
 /// same-index ragdolls never touch, and its feet touch only the ground. Here that is encoded
@@ -1101,8 +1124,17 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
     };
     let max_torque = 0.05;
     // (height of the body origin, shapes, linear damping, parent, pivot height, limit in
-    // units of pi, friction scale)
-    type Bone = (f32, Vec<ShapeDefSpec>, f32, usize, f32, (f32, f32), f32);
+    // units of pi, friction scale, reference angle in units of pi)
+    type Bone = (
+        f32,
+        Vec<ShapeDefSpec>,
+        f32,
+        usize,
+        f32,
+        (f32, f32),
+        f32,
+        f32,
+    );
     let leg = |upper: usize| -> [Bone; 2] {
         [
             (
@@ -1113,6 +1145,7 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
                 0.9,
                 (-0.05, 0.4),
                 1.0,
+                0.0,
             ),
             (
                 0.475,
@@ -1122,6 +1155,7 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
                 0.625,
                 (-0.5, -0.02),
                 0.5,
+                0.0,
             ),
         ]
     };
@@ -1135,6 +1169,7 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
                 1.35,
                 (-0.1, 0.8),
                 0.5,
+                0.0,
             ),
             (
                 0.975,
@@ -1144,6 +1179,7 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
                 1.1,
                 (-0.2, 0.3),
                 0.1,
+                0.25,
             ),
         ]
     };
@@ -1156,6 +1192,7 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
             0.0,
             (0.0, 0.0),
             1.0,
+            0.0,
         ),
         (
             1.2,
@@ -1165,6 +1202,7 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
             1.0,
             (-0.25, 0.0),
             0.5,
+            0.0,
         ),
         (
             1.475,
@@ -1174,6 +1212,7 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
             1.4,
             (-0.3, 0.1),
             0.25,
+            0.0,
         ),
     ];
     bones.extend(leg(3));
@@ -1182,7 +1221,7 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
     bones.extend(arm(9));
     let mut bodies = Vec::with_capacity(bones.len());
     let mut joints = Vec::with_capacity(bones.len() - 1);
-    for (k, (height, shapes, damping, parent, pivot, (lower, upper), scale)) in
+    for (k, (height, shapes, damping, parent, pivot, (lower, upper), scale, reference)) in
         bones.into_iter().enumerate()
     {
         bodies.push(BodySpec {
@@ -1200,6 +1239,11 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
                         max_torque: scale * max_torque,
                     }),
                     limit: Some((lower * PI, upper * PI)),
+                    spring: Some(SpringSpec {
+                        hertz: RAIN_JOINT_HERTZ,
+                        damping_ratio: RAIN_JOINT_DAMPING_RATIO,
+                    }),
+                    reference_angle: reference * PI,
                 },
                 collide_connected: false,
             });
@@ -1211,6 +1255,60 @@ fn ragdoll(feet: P2, index: usize) -> (Vec<BodySpec>, Vec<JointSpec>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (x, y, shape count) of every moving body, sorted.
+    fn sorted(mut v: Vec<(f32, f32, usize)>) -> Vec<(f32, f32, usize)> {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        v
+    }
+
+    fn spec_bodies(bodies: &[BodySpec]) -> Vec<(f32, f32, usize)> {
+        bodies
+            .iter()
+            .filter(|b| b.dynamic)
+            .map(|b| (b.position[0], b.position[1], b.shapes.len()))
+            .collect()
+    }
+
+    /// The testbed's library scenes (`scenes/benchmark/*.ron`) build the bench's moving bodies:
+    /// same positions (to float rounding: the files are made row by row, the bench column by
+    /// column), same number of shapes each. Junkyard's file drives its pusher with a crank
+    /// (two more moving bodies, named); rain's file holds every ragdoll group of the schedule
+    /// at once.
+    #[test]
+    fn library_scenes_build_the_bench_bodies() {
+        let dir = impulse::scene::catalog::scenes_dir();
+        let rain_all: Vec<BodySpec> = (0..RAIN_COLUMNS)
+            .flat_map(|c| rain().spawns(8 * c))
+            .flat_map(|s| s.bodies)
+            .collect();
+        for (file, expected) in [
+            ("compounds", spec_bodies(&compounds().bodies)),
+            ("junkyard", spec_bodies(&junkyard().bodies)),
+            ("smash", spec_bodies(&smash().bodies)),
+            ("spinner", spec_bodies(&spinner().bodies)),
+            ("washer", spec_bodies(&washer().bodies)),
+            ("rain", spec_bodies(&rain_all)),
+        ] {
+            let path = dir.join(format!("benchmark/{file}.ron"));
+            let scene = impulse::scene::load_file(&path).unwrap_or_else(|e| panic!("{e}"));
+            let got: Vec<(f32, f32, usize)> = scene
+                .world
+                .bodies()
+                .filter(|(_, b)| b.kind() == impulse::physics::BodyKind::Dynamic)
+                .filter(|(_, b)| !matches!(b.name(), Some("pusher" | "crank")))
+                .map(|(_, b)| (b.position().x, b.position().y, b.shapes().len()))
+                .collect();
+            let (got, expected) = (sorted(got), sorted(expected));
+            assert_eq!(got.len(), expected.len(), "{file}: moving bodies");
+            for (g, e) in got.iter().zip(&expected) {
+                assert!(
+                    (g.0 - e.0).abs() < 1e-3 && (g.1 - e.1).abs() < 1e-3 && g.2 == e.2,
+                    "{file}: body at {g:?}, the bench's at {e:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn counts_match_box2d_benchmark() {
@@ -1243,6 +1341,30 @@ mod tests {
         assert_eq!(first.len(), RAIN_ROWS);
         assert_eq!(first[0].bodies.len(), 55);
         assert_eq!(first[0].joints.len(), 50);
+        // Box2D's human: every joint sprung at 5 Hz, ratio 0.5; the two lower arms turned pi/4.
+        let mut turned = 0;
+        for j in &first[0].joints {
+            let JointKindSpec::Revolute {
+                spring,
+                reference_angle,
+                ..
+            } = j.kind
+            else {
+                panic!("ragdoll joints are revolute")
+            };
+            assert_eq!(
+                spring,
+                Some(SpringSpec {
+                    hertz: 5.0,
+                    damping_ratio: 0.5
+                })
+            );
+            if reference_angle != 0.0 {
+                assert_eq!(reference_angle, 0.25 * std::f32::consts::PI);
+                turned += 1;
+            }
+        }
+        assert_eq!(turned, 2 * RAIN_GROUP_SIZE);
         assert!(rain().spawns(1).is_empty());
         assert!(rain().spawns(8 * RAIN_COLUMNS)[0].replace);
         for name in SCENE_NAMES {

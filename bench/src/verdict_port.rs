@@ -223,6 +223,14 @@ pub fn scene_spec(world: &World) -> Result<SceneSpec, BuildError> {
                         max_torque: r.max_motor_torque,
                     }),
                     limit: r.enable_limit.then_some((r.lower_angle, r.upper_angle)),
+                    spring: (r.enable_spring && r.spring_hertz > 0.0).then_some(
+                        crate::scenes::SpringSpec {
+                            hertz: r.spring_hertz,
+                            damping_ratio: r.spring_damping_ratio,
+                        },
+                    ),
+                    // `definition` gives the joint's own reference angle.
+                    reference_angle: r.reference_angle.unwrap_or(b.angle() - a.angle()),
                 },
             ),
             JointDefKind::Prismatic(p) => {

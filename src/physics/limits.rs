@@ -331,7 +331,7 @@ pub const MAX_SHAPES_PER_BODY: usize = 16_384;
 /// (and the caller's own checks) apply.
 pub fn range_of(field: &str) -> Option<&'static Range> {
     // A polygon's rounding radius may be zero (user polygons have none).
-    if field == "polygon.radius" {
+    if field.eq_ignore_ascii_case("polygon.radius") {
         return Some(&LENGTH);
     }
     // A body's pose and velocity as the core takes them (definitions, setters, the exact
@@ -367,8 +367,10 @@ pub fn range_of(field: &str) -> Option<&'static Range> {
         "gravity_scale" => &GRAVITY_SCALE,
         "gravity" => &GRAVITY,
         "step_hz" => &STEP_HZ,
-        "hertz" | "linear_hertz" | "angular_hertz" | "contact_hertz" | "joint_hertz" => &HERTZ,
+        "hertz" | "linear_hertz" | "angular_hertz" | "contact_hertz" | "joint_hertz"
+        | "spring_hertz" => &HERTZ,
         "damping_ratio"
+        | "spring_damping_ratio"
         | "linear_damping_ratio"
         | "angular_damping_ratio"
         | "contact_damping_ratio"

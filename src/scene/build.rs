@@ -216,13 +216,18 @@ pub(crate) fn check_shape(shape: &ShapeFile, dynamic: bool, label: &str) -> Vec<
                 }
             }
         }
-        GeometryFile::Polygon { vertices, centroid } => {
+        GeometryFile::Polygon {
+            vertices,
+            centroid,
+            radius,
+        } => {
             if let Err(m) = polygon_from_vertices(vertices) {
                 e.push(format!("Polygon.vertices: {m}"));
             }
             if let Some(c) = centroid {
                 finite_vec(&mut e, "Polygon.centroid", *c);
             }
+            non_negative(&mut e, "Polygon.radius", *radius);
         }
         GeometryFile::Circle { radius, center } => {
             positive(&mut e, "Circle.radius", *radius, "metres");
@@ -282,11 +287,16 @@ pub(crate) fn make_geometry(shape: &GeometryFile) -> Result<Geometry, String> {
         } => Geometry::Polygon(
             Polygon::new_offset_box(*half_width, *half_height, *center, *angle).map_err(err)?,
         ),
-        GeometryFile::Polygon { vertices, centroid } => {
+        GeometryFile::Polygon {
+            vertices,
+            centroid,
+            radius,
+        } => {
             let mut p = polygon_from_vertices(vertices)?;
             if let Some(c) = centroid {
                 p.centroid = *c;
             }
+            p.radius = *radius;
             Geometry::Polygon(p)
         }
         GeometryFile::Circle { radius, center } => {

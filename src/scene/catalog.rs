@@ -78,6 +78,12 @@ pub const CATALOG: &[Entry] = &[
     entry(BENCHMARK, "benchmark/many_pyramids.ron"),
     entry(BENCHMARK, "benchmark/joint_grid.ron"),
     entry(BENCHMARK, "benchmark/tumbler.ron"),
+    entry(BENCHMARK, "benchmark/compounds.ron"),
+    entry(BENCHMARK, "benchmark/junkyard.ron"),
+    entry(BENCHMARK, "benchmark/smash.ron"),
+    entry(BENCHMARK, "benchmark/spinner.ron"),
+    entry(BENCHMARK, "benchmark/washer.ron"),
+    entry(BENCHMARK, "benchmark/rain.ron"),
 ];
 
 /// The `scenes/` folder: `$IMPULSE_SCENES` when set, else `scenes/` in the working

@@ -51,6 +51,7 @@ fn geometry_file(geometry: &Geometry) -> GeometryFile {
             GeometryFile::Polygon {
                 vertices: p.vertices().to_vec(),
                 centroid,
+                radius: p.radius,
             }
         }
     }

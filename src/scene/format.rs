@@ -441,6 +441,9 @@ pub enum GeometryFile {
         /// computed from the vertices (boxes keep their exact centre).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         centroid: Option<Vec2>,
+        /// Rounds the corners (and every side) by this much, metres; 0 (sharp) when left out.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        radius: f32,
     },
     Circle {
         radius: f32,
@@ -697,6 +700,10 @@ joint_file! {
     RevoluteFile => RevoluteJointDef {
         /// The shared point, world metres.
         anchor: Vec2 = Vec2::ZERO;
+        /// Radians: the `angle_b - angle_a` at which the joint angle is zero (limits and the
+        /// spring are measured from it); the bodies' relative angle at creation when left out.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reference_angle: Option<f32> = None;
         /// Box2D-Lite softness added to K's diagonal, 1/kg (m/(N s²) per unit impulse); 0 is
         /// rigid. Classic solver only.
         softness: f32 = 0.0;
@@ -712,6 +719,12 @@ joint_file! {
         motor_speed: f32 = 0.0;
         /// N m.
         max_motor_torque: f32 = 0.0;
+        /// A soft angular spring towards the reference angle (Box2D v3's revolute spring).
+        enable_spring: bool = false;
+        /// Spring frequency, Hz (0: no spring).
+        spring_hertz: f32 = 0.0;
+        /// Spring damping ratio (1: critical).
+        spring_damping_ratio: f32 = 0.0;
     }
 }
 
@@ -880,6 +893,7 @@ pub enum Generator {
     Chain(ChainFile),
     Scatter(ScatterFile),
     Repeat(RepeatFile),
+    Ragdoll(RagdollFile),
 }
 
 /// Box2D-Lite's pyramid: `base` boxes in the bottom row, one fewer in each row above, each
@@ -951,6 +965,58 @@ pub struct GridFile {
     pub fixed: Vec<(u32, u32)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joints: Option<RevoluteFile>,
+    /// Further shapes of every body (a compound body: `shape` and these).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_shapes: Vec<ShapeFile>,
+    /// Shapes taken in turn: body `n` (creation order, row by row) is made of `shape` when
+    /// `n mod (1 + len)` is 0, else of `alternate[n mod (1 + len) - 1]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternate: Vec<ShapeFile>,
+    /// Even rows are moved by `stagger`, odd rows by `-stagger` (Box2D's zig-zag columns).
+    #[serde(default, skip_serializing_if = "is_zero_vec")]
+    pub stagger: Vec2,
+}
+
+/// Box2D v3's "human" ragdoll (`shared/human.c`), `count` of them `spacing` apart from
+/// `origin` (the feet of the first): 11 capsule bones (hip, torso, head, two legs of two
+/// bones with a rounded foot on each shin, two arms of two bones), density 1, friction 0.2
+/// (feet 0.05); 10 revolute joints with Box2D's angle limits, joint friction as a motor at
+/// speed 0 with at most `friction_torque` x the bone's friction scale, and springs of
+/// `spring_hertz` and `spring_damping_ratio` towards each joint's reference angle (0; the
+/// lower arms pi/4). Ragdoll `k` (1-based) has group index `-k`, so the k-th ragdolls of
+/// repeated rows never touch; its shapes are category 2 (mask 1 | 2), its feet touch only
+/// category 1 (the ground).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RagdollFile {
+    #[serde(default = "one")]
+    pub count: u32,
+    /// The feet of the first ragdoll.
+    #[serde(default)]
+    pub origin: Vec2,
+    #[serde(default)]
+    pub spacing: Vec2,
+    /// N m; 0 turns the joint friction off.
+    #[serde(default = "ragdoll_friction_torque")]
+    pub friction_torque: f32,
+    /// Hz; 0 turns the springs off.
+    #[serde(default = "ragdoll_hertz")]
+    pub spring_hertz: f32,
+    #[serde(default = "ragdoll_damping_ratio")]
+    pub spring_damping_ratio: f32,
+}
+
+fn one() -> u32 {
+    1
+}
+fn ragdoll_friction_torque() -> f32 {
+    0.05
+}
+fn ragdoll_hertz() -> f32 {
+    5.0
+}
+fn ragdoll_damping_ratio() -> f32 {
+    0.5
 }
 
 /// `count` links made of `shape`, their origins `spacing` apart from `origin`, each pinned
@@ -1008,6 +1074,7 @@ impl Generator {
             Generator::Chain(_) => "Chain",
             Generator::Scatter(_) => "Scatter",
             Generator::Repeat(_) => "Repeat",
+            Generator::Ragdoll(_) => "Ragdoll",
         }
     }
 }
@@ -1157,21 +1224,23 @@ pub struct ManifoldPointFile {
 /// Declares `JointStateFile`, the core's `JointState` variant for variant and field for field,
 /// with the conversions both ways.
 macro_rules! joint_state_file {
-    ($($variant:ident($state:ident) { $($field:ident: $ty:ty),* $(,)? }),* $(,)?) => {
+    ($($variant:ident($state:ident) {
+        $($(#[$fmeta:meta])* $field:ident: $ty:ty),* $(,)?
+    }),* $(,)?) => {
         /// A joint's exact solver state (`JointState`): local anchors and axes, reference
         /// angles and lengths as computed at creation, offsets and targets, and accumulated
         /// impulses. Written by export, one per joint.
         #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
         #[serde(deny_unknown_fields)]
         pub enum JointStateFile {
-            $($variant { $($field: $ty),* },)*
+            $($variant { $($(#[$fmeta])* $field: $ty),* },)*
         }
 
         impl From<&JointState> for JointStateFile {
             fn from(s: &JointState) -> Self {
                 match *s {
                     $(JointState::$variant(crate::physics::joint::$state { $($field),* }) => {
-                        JointStateFile::$variant { $($field),* }
+                        JointStateFile::$variant { $($field: convert($field)),* }
                     })*
                 }
             }
@@ -1181,7 +1250,9 @@ macro_rules! joint_state_file {
             fn from(s: &JointStateFile) -> Self {
                 match *s {
                     $(JointStateFile::$variant { $($field),* } => {
-                        JointState::$variant(crate::physics::joint::$state { $($field),* })
+                        JointState::$variant(crate::physics::joint::$state {
+                            $($field: convert($field)),*
+                        })
                     })*
                 }
             }
@@ -1207,6 +1278,12 @@ macro_rules! joint_state_file {
             }
         }
     };
+}
+
+/// A saved number between its core type and its file type (the same type, or an
+/// `OptionalImpulse` written as a plain number).
+fn convert<A: Into<B>, B>(a: A) -> B {
+    a.into()
 }
 
 /// A number or vector of a saved state, flattened for the loader's checks.
@@ -1236,6 +1313,10 @@ joint_state_file! {
         motor_impulse: f32,
         lower_impulse: f32,
         upper_impulse: f32,
+        /// Left out of files when zero (every joint without a spring), as in files written
+        /// before the spring existed.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        spring_impulse: f32,
     },
     Prismatic(PrismaticState) {
         local_anchor_a: Vec2,
@@ -1315,6 +1396,7 @@ mod tests {
         vec![
             RevoluteJointDef {
                 anchor: v(1.0, 2.0),
+                reference_angle: Some(0.75),
                 softness: 0.01,
                 bias_factor: Some(0.3),
                 enable_limit: true,
@@ -1323,6 +1405,9 @@ mod tests {
                 enable_motor: true,
                 motor_speed: 2.0,
                 max_motor_torque: 30.0,
+                enable_spring: true,
+                spring_hertz: 5.0,
+                spring_damping_ratio: 0.5,
             }
             .into(),
             PrismaticJointDef {

@@ -7,8 +7,8 @@ use glam::Vec2;
 
 use super::build::{check_shape, core_joint_kind};
 use super::format::{BodyFile, BodyKindFile, ChainFile, Generator, GeometryFile, GridFile};
-use super::format::{JointKindFile, MaterialFile, PyramidFile, RepeatFile, RevoluteFile};
-use super::format::{ScatterFile, ShapeFile, StackFile};
+use super::format::{FilterFile, JointKindFile, MaterialFile, PyramidFile, RagdollFile};
+use super::format::{RepeatFile, RevoluteFile, ScatterFile, ShapeFile, StackFile};
 
 /// Most bodies one generator may make (a typo of a few zeros should not eat the memory).
 pub const MAX_GENERATED_BODIES: u64 = 200_000;
@@ -106,6 +106,7 @@ fn parts(generator: &Generator) -> &dyn Make {
         Generator::Chain(g) => g,
         Generator::Scatter(g) => g,
         Generator::Repeat(g) => g,
+        Generator::Ragdoll(g) => g,
     }
 }
 
@@ -357,7 +358,12 @@ impl Make for GridFile {
         c.at_least_one("rows", self.rows);
         c.finite("origin", self.origin);
         c.finite("spacing", self.spacing);
-        c.shape(&self.shape, self.kind == BodyKindFile::Dynamic);
+        let dynamic = self.kind == BodyKindFile::Dynamic;
+        c.shape(&self.shape, dynamic);
+        for s in self.more_shapes.iter().chain(&self.alternate) {
+            c.shape(s, dynamic);
+        }
+        c.finite("stagger", self.stagger);
         for &(col, row) in &self.fixed {
             if col >= self.columns || row >= self.rows {
                 c.errors.push(format!(
@@ -378,14 +384,34 @@ impl Make for GridFile {
         let cell = |offset: Vec2, c: u32, r: u32| {
             self.origin + offset + Vec2::new(self.spacing.x * c as f32, -self.spacing.y * r as f32)
         };
+        let turns = 1 + self.alternate.len();
         for r in 0..self.rows {
+            let stagger = if r % 2 == 0 {
+                self.stagger
+            } else {
+                -self.stagger
+            };
             for c in 0..self.columns {
                 let kind = if self.fixed.contains(&(c, r)) {
                     BodyKindFile::Static
                 } else {
                     self.kind
                 };
-                at.body(kind, cell(at.offset, c, r), 0.0, self.shape.clone());
+                let n = (r * columns + c) as usize % turns;
+                let shape = if n == 0 {
+                    &self.shape
+                } else {
+                    &self.alternate[n - 1]
+                };
+                // Zero stagger adds nothing (bit for bit the grid of before).
+                let mut p = cell(at.offset, c, r);
+                if self.stagger != Vec2::ZERO {
+                    p += stagger;
+                }
+                at.body(kind, p, 0.0, shape.clone());
+                if let Some(b) = at.out.bodies.last_mut() {
+                    b.shapes.extend(self.more_shapes.iter().cloned());
+                }
             }
         }
         let Some(j) = &self.joints else {
@@ -516,6 +542,263 @@ impl Make for RepeatFile {
     }
 }
 
+/// One bone of Box2D's human (`shared/human.c`, scale 1; heights above the feet, metres).
+struct Bone {
+    /// Height of the body origin.
+    height: f32,
+    /// The capsule's centres on the body's y axis and its radius.
+    capsule: (f32, f32, f32),
+    /// A foot polygon on this bone (the shins).
+    foot: bool,
+    linear_damping: f32,
+    /// Index of the parent bone and the height of the pin joining them.
+    parent: Option<(usize, f32)>,
+    /// Joint limits, in units of pi.
+    limits: (f32, f32),
+    /// Scale of the joint friction torque.
+    friction_scale: f32,
+    /// Reference angle, in units of pi.
+    reference: f32,
+}
+
+#[allow(clippy::too_many_arguments)]
+const fn bone(
+    height: f32,
+    capsule: (f32, f32, f32),
+    foot: bool,
+    linear_damping: f32,
+    parent: Option<(usize, f32)>,
+    limits: (f32, f32),
+    friction_scale: f32,
+    reference: f32,
+) -> Bone {
+    Bone {
+        height,
+        capsule,
+        foot,
+        linear_damping,
+        parent,
+        limits,
+        friction_scale,
+        reference,
+    }
+}
+
+/// Hip, torso, head, left leg (upper, lower), right leg, left arm (upper, lower), right arm:
+/// Box2D's order.
+const BONES: [Bone; 11] = [
+    bone(
+        0.95,
+        (-0.02, 0.02, 0.095),
+        false,
+        0.0,
+        None,
+        (0.0, 0.0),
+        1.0,
+        0.0,
+    ),
+    bone(
+        1.2,
+        (-0.135, 0.135, 0.09),
+        false,
+        0.0,
+        Some((0, 1.0)),
+        (-0.25, 0.0),
+        0.5,
+        0.0,
+    ),
+    bone(
+        1.475,
+        (-0.038, 0.039, 0.075),
+        false,
+        0.1,
+        Some((1, 1.4)),
+        (-0.3, 0.1),
+        0.25,
+        0.0,
+    ),
+    bone(
+        0.775,
+        (-0.125, 0.125, 0.06),
+        false,
+        0.0,
+        Some((0, 0.9)),
+        (-0.05, 0.4),
+        1.0,
+        0.0,
+    ),
+    bone(
+        0.475,
+        (-0.155, 0.125, 0.045),
+        true,
+        0.0,
+        Some((3, 0.625)),
+        (-0.5, -0.02),
+        0.5,
+        0.0,
+    ),
+    bone(
+        0.775,
+        (-0.125, 0.125, 0.06),
+        false,
+        0.0,
+        Some((0, 0.9)),
+        (-0.05, 0.4),
+        1.0,
+        0.0,
+    ),
+    bone(
+        0.475,
+        (-0.155, 0.125, 0.045),
+        true,
+        0.0,
+        Some((5, 0.625)),
+        (-0.5, -0.02),
+        0.5,
+        0.0,
+    ),
+    bone(
+        1.225,
+        (-0.125, 0.125, 0.035),
+        false,
+        0.0,
+        Some((1, 1.35)),
+        (-0.1, 0.8),
+        0.5,
+        0.0,
+    ),
+    bone(
+        0.975,
+        (-0.125, 0.125, 0.03),
+        false,
+        0.1,
+        Some((7, 1.1)),
+        (-0.2, 0.3),
+        0.1,
+        0.25,
+    ),
+    bone(
+        1.225,
+        (-0.125, 0.125, 0.035),
+        false,
+        0.0,
+        Some((1, 1.35)),
+        (-0.1, 0.8),
+        0.5,
+        0.0,
+    ),
+    bone(
+        0.975,
+        (-0.125, 0.125, 0.03),
+        false,
+        0.1,
+        Some((9, 1.1)),
+        (-0.2, 0.3),
+        0.1,
+        0.25,
+    ),
+];
+
+impl Make for RagdollFile {
+    fn body_count(&self) -> u64 {
+        self.count as u64 * BONES.len() as u64
+    }
+
+    fn joint_count(&self) -> u64 {
+        self.count as u64 * (BONES.len() as u64 - 1)
+    }
+
+    fn check(&self, c: &mut Checks) {
+        c.at_least_one("count", self.count);
+        c.finite("origin", self.origin);
+        c.finite("spacing", self.spacing);
+        c.number("friction_torque", self.friction_torque, true);
+        c.number("spring_hertz", self.spring_hertz, true);
+        c.number("spring_damping_ratio", self.spring_damping_ratio, true);
+    }
+
+    fn make(&self, at: &mut Making) {
+        use std::f32::consts::PI;
+        for k in 0..self.count {
+            let feet = self.origin + at.offset + self.spacing * k as f32;
+            // Box2D's filter: ragdoll k (1-based) in group -k; bodies category 2 touching the
+            // ground and other ragdolls, feet only the ground.
+            let group = -(k.min(i32::MAX as u32 - 1) as i32 + 1);
+            let body_filter = FilterFile {
+                category_bits: 2,
+                mask_bits: 1 | 2,
+                group_index: group,
+            };
+            let foot_filter = FilterFile {
+                mask_bits: 1,
+                ..body_filter
+            };
+            let base = at.next_index();
+            for bone in &BONES {
+                let (y0, y1, radius) = bone.capsule;
+                let mut shapes = vec![ShapeFile {
+                    shape: GeometryFile::Capsule {
+                        center_a: Vec2::new(0.0, y0),
+                        center_b: Vec2::new(0.0, y1),
+                        radius,
+                    },
+                    density: 1.0,
+                    friction: 0.2,
+                    restitution: 0.0,
+                    filter: body_filter,
+                }];
+                if bone.foot {
+                    shapes.push(ShapeFile {
+                        shape: GeometryFile::Polygon {
+                            vertices: vec![
+                                Vec2::new(-0.03, -0.185),
+                                Vec2::new(0.11, -0.185),
+                                Vec2::new(0.11, -0.16),
+                                Vec2::new(-0.03, -0.14),
+                            ],
+                            centroid: None,
+                            radius: 0.015,
+                        },
+                        density: 1.0,
+                        friction: 0.05,
+                        restitution: 0.0,
+                        filter: foot_filter,
+                    });
+                }
+                at.out.bodies.push(BodyFile {
+                    position: feet + Vec2::new(0.0, bone.height),
+                    linear_damping: bone.linear_damping,
+                    shapes,
+                    ..BodyFile::default()
+                });
+            }
+            for (i, bone) in BONES.iter().enumerate() {
+                let Some((parent, pivot)) = bone.parent else {
+                    continue;
+                };
+                let joint = RevoluteFile {
+                    reference_angle: Some(bone.reference * PI),
+                    enable_limit: true,
+                    lower_angle: bone.limits.0 * PI,
+                    upper_angle: bone.limits.1 * PI,
+                    enable_motor: self.friction_torque > 0.0,
+                    max_motor_torque: bone.friction_scale * self.friction_torque,
+                    enable_spring: self.spring_hertz > 0.0,
+                    spring_hertz: self.spring_hertz,
+                    spring_damping_ratio: self.spring_damping_ratio,
+                    ..RevoluteFile::default()
+                };
+                at.pin(
+                    base + parent,
+                    base + i,
+                    &joint,
+                    feet + Vec2::new(0.0, pivot),
+                );
+            }
+        }
+    }
+}
+
 /// "field must be between .. and .. (why), got v" when `v` is outside the documented range
 /// of `field` (`physics::limits`).
 fn out_of_range(field: &str, v: f32) -> Option<String> {
@@ -622,11 +905,121 @@ mod tests {
             kind: BodyKindFile::Dynamic,
             fixed: vec![(0, 0)],
             joints: Some(RevoluteFile::default()),
+            more_shapes: Vec::new(),
+            alternate: Vec::new(),
+            stagger: Vec2::ZERO,
         });
         let out = generate(&g, 0, &HashMap::new());
         assert_eq!(out.bodies.len(), 12);
         // 2 N (N - 1) for a square; here rows (cols - 1) + cols (rows - 1).
         assert_eq!(out.joints.len(), 3 * 3 + 4 * 2);
         assert_eq!(out.bodies[0].kind, BodyKindFile::Static);
+    }
+
+    /// Box2D's compounds and spinner layouts: zig-zag rows, a second shape on every body,
+    /// shapes taken in turn row by row.
+    #[test]
+    fn grid_staggers_rows_adds_shapes_and_alternates() {
+        let circle = ShapeFile {
+            shape: GeometryFile::Circle {
+                radius: 0.3,
+                center: Vec2::ZERO,
+            },
+            ..ShapeFile::default()
+        };
+        let g = Generator::Grid(GridFile {
+            columns: 3,
+            rows: 2,
+            origin: Vec2::new(1.0, 2.0),
+            spacing: Vec2::new(2.0, -3.0),
+            shape: ShapeFile::default(),
+            kind: BodyKindFile::Dynamic,
+            fixed: Vec::new(),
+            joints: None,
+            more_shapes: vec![circle.clone()],
+            alternate: vec![circle.clone()],
+            stagger: Vec2::new(0.25, 0.0),
+        });
+        let out = generate(&g, 0, &HashMap::new());
+        let positions: Vec<Vec2> = out.bodies.iter().map(|b| b.position).collect();
+        assert_eq!(
+            positions,
+            vec![
+                Vec2::new(1.25, 2.0),
+                Vec2::new(3.25, 2.0),
+                Vec2::new(5.25, 2.0),
+                Vec2::new(0.75, 5.0),
+                Vec2::new(2.75, 5.0),
+                Vec2::new(4.75, 5.0),
+            ]
+        );
+        for (n, b) in out.bodies.iter().enumerate() {
+            assert_eq!(b.shapes.len(), 2);
+            let first = if n % 2 == 0 {
+                &ShapeFile::default()
+            } else {
+                &circle
+            };
+            assert_eq!(&b.shapes[0], first, "body {n}");
+            assert_eq!(b.shapes[1], circle);
+        }
+    }
+
+    /// Box2D's human: 11 bones, 10 sprung joints with the lower arms turned pi/4; ragdoll k in
+    /// group -k; feet touch only the ground.
+    #[test]
+    fn ragdoll_is_box2d_human() {
+        let g = Generator::Ragdoll(RagdollFile {
+            count: 2,
+            origin: Vec2::new(-3.0, 1.0),
+            spacing: Vec2::new(0.5, 0.0),
+            friction_torque: 0.05,
+            spring_hertz: 5.0,
+            spring_damping_ratio: 0.5,
+        });
+        assert_eq!((body_count(&g), joint_count(&g)), (22, 20));
+        assert!(check(&g, &HashMap::new()).is_empty());
+        let out = generate(&g, 4, &HashMap::new());
+        assert_eq!((out.bodies.len(), out.joints.len()), (22, 20));
+        // The hip of the second ragdoll stands 0.95 m above its feet.
+        assert_eq!(out.bodies[11].position, Vec2::new(-2.5, 1.95));
+        let quarter = std::f32::consts::FRAC_PI_4;
+        let mut turned = 0;
+        for j in &out.joints {
+            assert!(j.body_a >= 4 && j.body_b >= 4 && j.body_a < 26 && j.body_b < 26);
+            let JointKindFile::Revolute(r) = &j.kind else {
+                panic!("revolute")
+            };
+            assert!(r.enable_spring && r.spring_hertz == 5.0 && r.spring_damping_ratio == 0.5);
+            assert!(r.enable_limit && r.enable_motor && r.motor_speed == 0.0);
+            if r.reference_angle == Some(quarter) {
+                turned += 1;
+            } else {
+                assert_eq!(r.reference_angle, Some(0.0));
+            }
+        }
+        assert_eq!(turned, 4);
+        for (i, b) in out.bodies.iter().enumerate() {
+            let group = -(i as i32 / 11 + 1);
+            for s in &b.shapes {
+                assert_eq!(s.filter.group_index, group);
+                let foot = matches!(s.shape, GeometryFile::Polygon { .. });
+                assert_eq!(s.filter.mask_bits, if foot { 1 } else { 3 });
+            }
+        }
+        let bad = Generator::Ragdoll(RagdollFile {
+            count: 0,
+            spring_hertz: -1.0,
+            ..match g {
+                Generator::Ragdoll(r) => r,
+                _ => unreachable!(),
+            }
+        });
+        let errors = check(&bad, &HashMap::new());
+        assert!(errors.iter().any(|e| e.starts_with("count")), "{errors:?}");
+        assert!(
+            errors.iter().any(|e| e.starts_with("spring_hertz")),
+            "{errors:?}"
+        );
     }
 }

@@ -63,6 +63,7 @@ pub(crate) use rows::{
     unit_axis, Anchors, BodyPair, Slide, ANCHOR_SIZE,
 };
 pub(crate) use state::saved_state;
+pub use state::OptionalImpulse;
 pub use weld::{WeldJoint, WeldJointDef, WeldState};
 pub use wheel::{WheelJoint, WheelJointDef, WheelState};
 
@@ -512,6 +513,7 @@ impl Joint {
         let kind: JointDefKind = match &self.kind {
             JointKind::Revolute(j) => RevoluteJointDef {
                 anchor: j.anchor_a(body_a),
+                reference_angle: Some(j.reference_angle),
                 softness: j.softness,
                 bias_factor: j.bias_factor,
                 enable_limit: j.limit.enabled,
@@ -520,6 +522,9 @@ impl Joint {
                 enable_motor: j.motor.enabled,
                 motor_speed: j.motor.speed,
                 max_motor_torque: j.motor.max,
+                enable_spring: j.enable_spring,
+                spring_hertz: j.spring_hertz,
+                spring_damping_ratio: j.spring_damping_ratio,
             }
             .into(),
             JointKind::Prismatic(j) => PrismaticJointDef {

@@ -13,8 +13,14 @@
 //! the accumulated impulse: `impulse = -(K + gamma I)^-1 (Cdot + bias + gamma P)` with
 //! `bias = (bias_factor / dt) C`.
 //!
-//! Angle rows (motor, lower and upper limit), `angle = angle_b - angle_a - reference_angle`:
+//! Angle rows (spring, motor, lower and upper limit), `angle = angle_b - angle_a -
+//! reference_angle`:
 //! ```text
+//! spring: C = angle, Cdot = w_b - w_a, soft (Box2D v3 `revolute_joint.c`):
+//!         impulse = -mass_scale K^-1 (Cdot + bias_rate C) - impulse_scale P_spring
+//!         with bias_rate, mass_scale, impulse_scale from (spring_hertz,
+//!         spring_damping_ratio, dt) (`solver/softness.rs`); a physical spring, so it acts
+//!         in the relax pass too (no bias switch), but not in the classic position pass
 //! motor: Cdot = w_b - w_a - motor_speed,     |impulse| <= max_motor_torque dt
 //! lower: C = angle - lower >= 0, Cdot = w_b - w_a,  impulse >= 0 (acts +B, -A)
 //! upper: C = upper - angle >= 0, Cdot = w_a - w_b,  impulse >= 0 (acts -B, +A)
@@ -23,8 +29,9 @@
 //! Sign convention: impulses act negatively on A and positively on B.
 
 use super::rows::{Bound, Limit, LimitFields, Motor};
+use super::state::OptionalImpulse;
 use super::Anchors;
-use super::{apply_angular, check_order, draw_anchors, rigid_softness};
+use super::{apply_angular, check_order, draw_anchors, rigid_softness, spring_softness};
 use crate::physics::body::Body;
 use crate::physics::debug_draw::{DebugDraw, DrawFlags, DrawKind};
 use crate::physics::error::{check_finite, check_finite_vec, check_non_negative};
@@ -46,6 +53,10 @@ fn lane(v: Vec2) -> Vec2W<f32> {
 pub struct RevoluteJointDef {
     /// The shared point, world metres. Default (0, 0).
     pub anchor: Vec2,
+    /// `angle_b - angle_a` at which the joint angle is zero, radians: the limits are
+    /// measured from it and the spring pulls towards it. Default `None` (the bodies'
+    /// relative angle at creation).
+    pub reference_angle: Option<f32>,
     /// Box2D-Lite softness added to K's diagonal (1/kg; `1 / (d + dt k)` for a spring of
     /// damping `d` and stiffness `k`). Classic solver only. Default 0 (rigid).
     pub softness: f32,
@@ -64,12 +75,20 @@ pub struct RevoluteJointDef {
     pub motor_speed: f32,
     /// N m (>= 0). Default 0.
     pub max_motor_torque: f32,
+    /// A soft angular spring pulling the joint angle to 0 (the reference angle), Box2D v3's
+    /// revolute spring. Default off.
+    pub enable_spring: bool,
+    /// Spring frequency, Hz (>= 0; 0: no spring). Default 0.
+    pub spring_hertz: f32,
+    /// Spring damping ratio (>= 0; 1 is critical). Default 0.
+    pub spring_damping_ratio: f32,
 }
 
 impl Default for RevoluteJointDef {
     fn default() -> Self {
         RevoluteJointDef {
             anchor: Vec2::ZERO,
+            reference_angle: None,
             softness: 0.0,
             bias_factor: None,
             enable_limit: false,
@@ -78,6 +97,9 @@ impl Default for RevoluteJointDef {
             enable_motor: false,
             motor_speed: 0.0,
             max_motor_torque: 0.0,
+            enable_spring: false,
+            spring_hertz: 0.0,
+            spring_damping_ratio: 0.0,
         }
     }
 }
@@ -93,6 +115,9 @@ impl RevoluteJointDef {
 
     pub fn validate(&self) -> PhysicsResult<()> {
         check_finite_vec("anchor", self.anchor)?;
+        if let Some(reference) = self.reference_angle {
+            check_finite("reference_angle", reference)?;
+        }
         check_non_negative("softness", self.softness)?;
         if let Some(beta) = self.bias_factor {
             check_finite("bias_factor", beta)?;
@@ -106,6 +131,8 @@ impl RevoluteJointDef {
         check_order(LIMIT.0, self.lower_angle, LIMIT.1, self.upper_angle)?;
         check_finite("motor_speed", self.motor_speed)?;
         check_non_negative("max_motor_torque", self.max_motor_torque)?;
+        check_non_negative("spring_hertz", self.spring_hertz)?;
+        check_non_negative("spring_damping_ratio", self.spring_damping_ratio)?;
         Ok(())
     }
 }
@@ -125,9 +152,15 @@ pub struct RevoluteJoint {
     pub(crate) limit: Limit,
     /// On the relative angular speed, rad/s and N m, with its accumulated impulse.
     pub(crate) motor: Motor,
+    /// Angular spring towards the reference angle: on, Hz, damping ratio.
+    pub(crate) enable_spring: bool,
+    pub(crate) spring_hertz: f32,
+    pub(crate) spring_damping_ratio: f32,
 
-    // Accumulated impulse of the point (kept across steps for warm starting).
+    // Accumulated impulses of the point and the spring (kept across steps for warm
+    // starting).
     pub(crate) linear_impulse: Vec2,
+    pub(crate) spring_impulse: OptionalImpulse,
 
     // Per step.
     /// The bodies and the anchors' arms, prepared before dispatch (`Anchors`).
@@ -146,6 +179,7 @@ super::saved_state! {
         motor_impulse: f32 = motor.impulse,
         lower_impulse: f32 = limit.lower_impulse,
         upper_impulse: f32 = limit.upper_impulse,
+        spring_impulse: OptionalImpulse,
     }
 }
 
@@ -155,12 +189,16 @@ impl RevoluteJoint {
         Ok(RevoluteJoint {
             local_anchor_a: body_a.local_point(def.anchor),
             local_anchor_b: body_b.local_point(def.anchor),
-            reference_angle: body_b.angle - body_a.angle,
+            reference_angle: def.reference_angle.unwrap_or(body_b.angle - body_a.angle),
             softness: def.softness,
             bias_factor: def.bias_factor,
             limit: Limit::new(def.enable_limit, def.lower_angle, def.upper_angle),
             motor: Motor::new(def.enable_motor, def.motor_speed, def.max_motor_torque),
+            enable_spring: def.enable_spring,
+            spring_hertz: def.spring_hertz,
+            spring_damping_ratio: def.spring_damping_ratio,
             linear_impulse: Vec2::ZERO,
+            spring_impulse: OptionalImpulse(0.0),
             anchors: Anchors::default(),
             axial_mass: 0.0,
         })
@@ -181,7 +219,8 @@ impl RevoluteJoint {
     pub fn anchor_b(&self, body_b: &Body) -> Vec2 {
         body_b.world_point(self.local_anchor_b)
     }
-    /// Initial `angle_b - angle_a`, radians.
+    /// `angle_b - angle_a` at which the joint angle is zero, radians (the definition's, or
+    /// the bodies' relative angle at creation).
     pub fn reference_angle(&self) -> f32 {
         self.reference_angle
     }
@@ -234,6 +273,40 @@ impl RevoluteJoint {
     pub fn set_max_motor_torque(&mut self, torque: f32) {
         self.motor.set_max(torque);
     }
+    /// The spring: (on, Hz, damping ratio).
+    pub fn spring(&self) -> (bool, f32, f32) {
+        (
+            self.enable_spring,
+            self.spring_hertz,
+            self.spring_damping_ratio,
+        )
+    }
+    /// Set the spring (hertz and damping ratio >= 0 and finite; other values are ignored).
+    pub fn set_spring(&mut self, enable: bool, hertz: f32, damping_ratio: f32) {
+        self.enable_spring = enable;
+        if hertz.is_finite() && hertz >= 0.0 {
+            self.spring_hertz = hertz;
+        }
+        if damping_ratio.is_finite() && damping_ratio >= 0.0 {
+            self.spring_damping_ratio = damping_ratio;
+        }
+    }
+    /// True when the spring acts (on, with a frequency above 0).
+    fn spring_on(&self) -> bool {
+        self.enable_spring && self.spring_hertz > 0.0
+    }
+    /// Spring torque of the last step, N m.
+    pub fn spring_torque(&self, inv_dt: f32) -> f32 {
+        self.spring_impulse.0 * inv_dt
+    }
+    /// The angular impulse of the motor and the spring (when on) together.
+    fn axial_base(&self) -> f32 {
+        if self.spring_on() {
+            self.motor.impulse + self.spring_impulse.0
+        } else {
+            self.motor.impulse
+        }
+    }
     /// Motor torque of the last step, N m (`inv_dt` as in `Joint::reaction_force`).
     pub fn motor_torque(&self, inv_dt: f32) -> f32 {
         self.motor.impulse * inv_dt
@@ -242,7 +315,7 @@ impl RevoluteJoint {
         self.linear_impulse * inv_dt
     }
     pub fn reaction_torque(&self, inv_dt: f32) -> f32 {
-        self.limit.net_impulse(self.motor.impulse) * inv_dt
+        self.limit.net_impulse(self.axial_base()) * inv_dt
     }
     /// Distance between the two anchors, metres.
     pub fn linear_error(&self, body_a: &Body, body_b: &Body) -> f32 {
@@ -260,6 +333,7 @@ impl RevoluteJoint {
     pub(super) fn zero_impulses(&mut self) {
         self.linear_impulse = Vec2::ZERO;
         self.motor.impulse = 0.0;
+        self.spring_impulse = OptionalImpulse(0.0);
         self.limit.reset();
     }
 
@@ -278,6 +352,9 @@ impl RevoluteJoint {
         self.axial_mass = pair.axial_mass();
         self.limit.prepare();
         self.motor.prepare();
+        if !self.spring_on() {
+            self.spring_impulse = OptionalImpulse(0.0);
+        }
     }
 
     // ----------------------------------------------------------------------------------
@@ -285,7 +362,7 @@ impl RevoluteJoint {
 
     pub(crate) fn warm_start(&mut self, bodies: &mut [SolverBody], _ctx: &StepContext) {
         let linear = self.linear_impulse;
-        let axial = self.limit.net_impulse(self.motor.impulse);
+        let axial = self.limit.net_impulse(self.axial_base());
         self.anchors.pair.warm_start_point(
             bodies,
             self.anchors.frame_a,
@@ -296,7 +373,7 @@ impl RevoluteJoint {
     }
 
     // ----------------------------------------------------------------------------------
-    // Solve: motor, limits, then the point.
+    // Solve: spring, motor, limits, then the point.
 
     pub(crate) fn solve(&mut self, bodies: &mut [SolverBody], ctx: &StepContext, use_bias: bool) {
         let pair = self.anchors.pair;
@@ -304,6 +381,16 @@ impl RevoluteJoint {
         let mass = self.axial_mass;
 
         if !ctx.position_pass {
+            // Spring: C = angle, Cdot = w_b - w_a, soft. Also in the relax pass: it is part
+            // of the model, not drift correction (Box2D v3).
+            if self.spring_on() && mass > 0.0 {
+                let s = spring_softness(ctx, self.spring_hertz, self.spring_damping_ratio);
+                let angle = pair.relative_angle(&a, &b) - self.reference_angle;
+                let impulse = -s.mass_scale * mass * (b.w - a.w + s.bias_rate * angle)
+                    - s.impulse_scale * self.spring_impulse.0;
+                self.spring_impulse.0 += impulse;
+                apply_angular(&mut a, &mut b, impulse);
+            }
             // Motor: Cdot = w_b - w_a - motor_speed.
             if self.motor.enabled && mass > 0.0 {
                 let inc = self.motor.solve(ctx, mass, b.w - a.w);
@@ -394,7 +481,7 @@ impl RevoluteJoint {
     }
 }
 
-/// A free pin (no limit, no motor) as the soft step packs it (`solver::revolute_pin::Pins`):
+/// A free pin (no limit, motor or spring) as the soft step packs it (`solver::revolute_pin::Pins`):
 /// the point rows of `RevoluteJoint::solve`, solved by the same kernel (rigid in the relax
 /// pass, `joint_softness` in the solve pass), several pins at a time. The accumulated
 /// impulse goes back to the joint in the `store_joint_state` stage.
@@ -415,7 +502,7 @@ pub(crate) struct RevoluteRow {
 impl RevoluteRow {
     /// The row of a prepared joint, when the joint is a free pin (else `None`).
     pub(crate) fn of(joint: &RevoluteJoint, slot: usize) -> Option<RevoluteRow> {
-        if joint.limit.enabled || joint.motor.enabled {
+        if joint.limit.enabled || joint.motor.enabled || joint.spring_on() {
             return None;
         }
         let pair = joint.anchors.pair;

@@ -44,6 +44,42 @@ impl StateValue for f32 {
     }
 }
 
+/// An accumulated impulse of a part that most joints of their kind leave off (a revolute
+/// joint's spring). Zero adds nothing to the state hash, so the hashes of worlds that never
+/// use the part are those of before it existed; any other value is hashed like an `f32`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct OptionalImpulse(pub f32);
+
+impl From<f32> for OptionalImpulse {
+    fn from(v: f32) -> Self {
+        OptionalImpulse(v)
+    }
+}
+
+impl From<OptionalImpulse> for f32 {
+    fn from(v: OptionalImpulse) -> Self {
+        v.0
+    }
+}
+
+impl StateValue for OptionalImpulse {
+    fn is_finite_value(self) -> bool {
+        self.0.is_finite()
+    }
+    fn push_bits(self, out: &mut Vec<u32>) {
+        if self.0.to_bits() != 0 {
+            out.push(self.0.to_bits());
+        }
+    }
+    fn held(self, max: f32) -> Self {
+        OptionalImpulse(held(self.0, max))
+    }
+    #[cfg(test)]
+    fn parts(&mut self) -> Vec<&mut f32> {
+        vec![&mut self.0]
+    }
+}
+
 impl StateValue for glam::Vec2 {
     fn is_finite_value(self) -> bool {
         self.is_finite()
