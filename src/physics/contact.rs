@@ -123,8 +123,9 @@ pub struct Contact {
     pub(crate) cache: ManifoldCache,
     /// The last collide reused the manifold instead of running the kernel (soft step).
     pub(crate) recycled: bool,
-    /// TGS-Sticky's friction anchors, kept across steps.
-    pub(crate) sticky: StickyAnchors,
+    /// TGS-Sticky's friction anchors, kept across steps (`None`: none, the default; out of
+    /// line so that the contacts every other solver streams through stay small).
+    pub(crate) sticky: Option<Box<StickyAnchors>>,
 }
 
 impl Contact {
@@ -506,7 +507,7 @@ impl ContactSet {
             key,
             cache: ManifoldCache::default(),
             recycled: false,
-            sticky: StickyAnchors::default(),
+            sticky: None,
         });
     }
 
@@ -662,7 +663,7 @@ mod tests {
             key: pair_key(0, 1),
             cache: ManifoldCache::default(),
             recycled: false,
-            sticky: StickyAnchors::default(),
+            sticky: None,
         };
         let mut fresh = Manifold::EMPTY;
         fresh.push(Vec2::X, -0.02, 9);
@@ -702,7 +703,7 @@ mod tests {
             key: pair_key(0, 1),
             cache: ManifoldCache::default(),
             recycled: false,
-            sticky: StickyAnchors::default(),
+            sticky: None,
         };
         let xf_b = at(0.0, 0.49, 0.0);
         contact.update_manifold(collide(&ground, &xf_a, &block, &xf_b, 0.02));

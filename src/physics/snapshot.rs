@@ -198,7 +198,7 @@ impl World {
             key,
             cache,
             recycled: false,
-            sticky,
+            sticky: (sticky != StickyAnchors::default()).then(|| Box::new(sticky)),
         };
         self.contacts.pair_keys.insert(key);
         self.contacts.contacts.push(contact);

@@ -389,6 +389,13 @@ impl<'a, T> DisjointMut<'a, T> {
         &mut *self.ptr.add(i)
     }
 
+    /// The address of element `i` (bounds checked), not to be dereferenced (a prefetch
+    /// hint).
+    pub(crate) fn ptr(&self, i: usize) -> *const T {
+        assert!(i < self.len, "element {i} of {}", self.len);
+        self.ptr.wrapping_add(i)
+    }
+
     /// Elements `range` (bounds checked).
     ///
     /// # Safety

@@ -752,6 +752,30 @@ fn lay_out<W: Wide>(
     }
 }
 
+/// How many constraints ahead `store_impulses` asks for the contact it will write (the
+/// contacts are far apart in memory when many between them are not touching).
+const PREFETCH_AHEAD: usize = 8;
+
+/// Ask the CPU to bring `*item`'s first cache lines in (a hint: no effect on results;
+/// nothing off x86_64).
+#[inline(always)]
+pub(crate) fn prefetch<T>(item: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = item as *const i8;
+        // SAFETY: a prefetch never faults and reads nothing the program sees; the address
+        // is only computed (wrapping), never dereferenced.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(128));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
+}
+
 /// Constraints per thread below which `write_lanes` and `store_impulses` stay on one
 /// thread (waking the team costs more).
 const MIN_SPLIT: usize = 2048;
@@ -864,7 +888,23 @@ fn store_impulses<W: Wide>(
     threads.split(worth_it, |part, parts| {
         let per = slots.len().div_ceil(parts);
         let end = ((part + 1) * per).min(slots.len());
-        for &slot in &slots[(part * per).min(end)..end] {
+        let run = &slots[(part * per).min(end)..end];
+        // The contact of the constraint `i` places ahead, for `prefetch`.
+        let contact_of = |slot: u32| -> u32 {
+            if slot & OVERFLOW != 0 {
+                overflow[(slot & !OVERFLOW) as usize].contacts.as_ref()[0]
+            } else {
+                let slot = slot as usize;
+                batches[slot / W::LANES].contacts.as_ref()[slot % W::LANES]
+            }
+        };
+        for (i, &slot) in run.iter().enumerate() {
+            if let Some(&ahead) = run.get(i + PREFETCH_AHEAD) {
+                let k = contact_of(ahead);
+                if k != u32::MAX {
+                    prefetch(contacts.ptr(k as usize));
+                }
+            }
             if slot & OVERFLOW != 0 {
                 overflow[(slot & !OVERFLOW) as usize].store_lane(0, &contacts);
             } else {

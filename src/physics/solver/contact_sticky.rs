@@ -62,7 +62,16 @@ pub struct StickyAnchors {
 impl Contact {
     /// TGS-Sticky's friction anchors (see `StickyAnchors`).
     pub fn sticky_anchors(&self) -> &StickyAnchors {
-        &self.sticky
+        const NONE: StickyAnchors = StickyAnchors {
+            persisted: false,
+            count: 0,
+            ids: [0; 2],
+            anchor_a: [Vec2::ZERO; 2],
+            anchor_b: [Vec2::ZERO; 2],
+            normal_a: Vec2::ZERO,
+            normal_b: Vec2::ZERO,
+        };
+        self.sticky.as_deref().unwrap_or(&NONE)
     }
 }
 
@@ -99,7 +108,7 @@ fn confirmed(
     a: &SolverBody,
     b: &SolverBody,
 ) -> Option<([StickyPoint; 2], [usize; 2])> {
-    let s = &contact.sticky;
+    let s = contact.sticky_anchors();
     if !s.persisted || s.count != c.count {
         return None;
     }
@@ -153,7 +162,7 @@ pub(crate) fn prepare(
         let (a, b) = (&solver_bodies[c.index_a], &solver_bodies[c.index_b]);
         let kept = confirmed(contact, c, body_a, body_b, a, b);
         let (qa, qb) = (body_a.rotation(), body_b.rotation());
-        let s = &mut contact.sticky;
+        let s: &mut StickyAnchors = contact.sticky.get_or_insert_with(Default::default);
         let row = match kept {
             Some((row, slots)) => {
                 // The same anchors, in this manifold's point order.
@@ -252,7 +261,9 @@ pub(crate) fn solve(
             apply(&mut a, &mut b, ra, rb, lambda * t);
         }
         if slipped {
-            contacts[c.contact].sticky.persisted = false;
+            if let Some(s) = &mut contacts[c.contact].sticky {
+                s.persisted = false;
+            }
         }
         store(bodies, c.index_a, c.index_b, &a, &b);
     }
