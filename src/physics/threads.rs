@@ -1,6 +1,6 @@
-//! The world's threads: how the narrow phase and the colour-by-colour solve are split
-//! across workers (feature `parallel`, through rayon), with results identical for any
-//! thread count.
+//! The world's threads: how the narrow phase, the colour-by-colour solve, the contact
+//! prepare's lane writes, the impulse store and the integration are split across workers
+//! (feature `parallel`, through rayon), with results identical for any thread count.
 //!
 //! Why the results cannot depend on the thread count:
 //! - The narrow phase updates each contact from the bodies and shapes alone; the counts and
@@ -12,6 +12,9 @@
 //!   colours before it, exactly as the one-thread loop does. Fixed bodies (the shared static body 0,
 //!   kinematic bodies) may appear in batches of several threads: they are only read, never
 //!   written back (`contact_simd::scatter` skips them).
+//! - The prepare writes each batch from one thread (equal runs of batches, `split`), the
+//!   store each contact from one thread (equal runs of constraints), the integration each
+//!   body from one thread (`chunks_mut`): per-item work, the same whoever does it.
 //! - No float is summed across threads.
 //!
 //! With one thread (the default), or without the feature, every helper runs its work in
