@@ -94,6 +94,25 @@ fn the_halt_point_counts_classic_sub_steps_and_iterations() {
     assert_eq!(p.substep_iteration, 0);
 }
 
+/// Regression: the quarantine between classic sub-steps counts the touching contacts for
+/// the stats; a step halted in the second sub-step counted them again on top.
+#[test]
+fn a_step_halted_in_a_later_classic_sub_step_counts_each_contact_once() {
+    let mut world = scene(SolverKind::Classic, 2, 4);
+    settle(&mut world, 30);
+    let iterations = world.settings().iterations;
+    let mut w = world.clone();
+    let p = w.step_until(DT, HaltPoint::Iteration(iterations + 3));
+    assert!(p.halted && p.substep == 2);
+    let touching: Vec<_> = w.contacts().iter().filter(|c| c.is_touching()).collect();
+    let points: usize = touching.iter().map(|c| c.manifold().points().len()).sum();
+    let stats = w.stats();
+    // A 4-row pyramid on the ground: 10 boxes, at least 13 touching pairs.
+    assert!(touching.len() >= 13, "{} touching", touching.len());
+    assert_eq!(stats.contacts, touching.len());
+    assert_eq!(stats.manifold_points, points);
+}
+
 #[test]
 fn the_halt_point_counts_soft_step_sub_steps_and_iterations() {
     let mut world = scene(SolverKind::SoftStep, 4, 4);

@@ -988,7 +988,10 @@ impl World {
         stats.joints = self.joints.len();
         stats.pairs = self.contacts.contacts.len();
         if !std::mem::take(&mut self.contact_stats_done) {
-            // Halted inside the step: no quarantine counted them.
+            // Halted inside the step: the end-of-step quarantine did not count them (one
+            // between classic sub-steps may have: start again).
+            stats.contacts = 0;
+            stats.manifold_points = 0;
             let mut max_penetration: f32 = 0.0;
             for c in &self.contacts.contacts {
                 if c.manifold.count > 0 {
