@@ -117,7 +117,7 @@ impl Threads {
             let chunk = len.div_ceil(8 * self.count()).max(16);
             let chunks = len.div_ceil(chunk);
             let next = AtomicUsize::new(0);
-            let (items, out) = (SharedSlice::new(items), SharedSlice::new(out));
+            let (items, out) = (DisjointMut::new(items), DisjointMut::new(out));
             team(pool, &|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 if k >= chunks {
@@ -206,8 +206,8 @@ impl Threads {
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
             assert_eq!(starts.last().copied(), Some(batches.len()));
-            let shared_batches = SharedSlice::new(batches);
-            let shared_bodies = SharedSlice::new(bodies);
+            let shared_batches = DisjointMut::new(batches);
+            let shared_bodies = DisjointMut::new(bodies);
             for_each_block(pool, starts, threads, &|range| {
                 // SAFETY: each block is claimed by exactly one thread, so each batch is
                 // borrowed once; the batches of one colour share no moving body and fixed
@@ -239,7 +239,7 @@ impl Threads {
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
             assert_eq!(starts.last().copied(), Some(batches.len()));
-            let shared_bodies = SharedSlice::new(bodies);
+            let shared_bodies = DisjointMut::new(bodies);
             for_each_block(pool, starts, threads, &|range| {
                 // SAFETY: as in `by_colour`.
                 unsafe { kernel(&batches[range], shared_bodies.all()) };
@@ -322,47 +322,9 @@ fn for_each_block(
 #[cfg(feature = "parallel")]
 const BLOCKS_PER_THREAD: usize = 4;
 
-/// A slice handed to several threads, which promise to touch disjoint parts.
-#[cfg(feature = "parallel")]
-struct SharedSlice<T> {
-    ptr: *mut T,
-    len: usize,
-}
-
-// SAFETY: the users of `slice` and `all` uphold the disjointness (see `Threads::by_colour`).
-#[cfg(feature = "parallel")]
-unsafe impl<T: Send> Sync for SharedSlice<T> {}
-#[cfg(feature = "parallel")]
-unsafe impl<T: Send> Send for SharedSlice<T> {}
-
-#[cfg(feature = "parallel")]
-impl<T> SharedSlice<T> {
-    fn new(slice: &mut [T]) -> SharedSlice<T> {
-        SharedSlice {
-            ptr: slice.as_mut_ptr(),
-            len: slice.len(),
-        }
-    }
-
-    /// # Safety
-    /// No other thread may use the elements of `range` while the slice lives.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn slice(&self, range: Range<usize>) -> &mut [T] {
-        assert!(range.start <= range.end && range.end <= self.len);
-        std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start)
-    }
-
-    /// # Safety
-    /// The threads holding the whole slice at once must touch disjoint elements, or only
-    /// read the ones they share.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn all(&self) -> &mut [T] {
-        std::slice::from_raw_parts_mut(self.ptr, self.len)
-    }
-}
-
-/// A slice whose elements several threads write, each element by one thread only (the
-/// parts of `Threads::split`).
+/// A slice handed to several threads, which promise to touch disjoint parts (each element
+/// written by one thread only: the parts of `Threads::split`, the chunks of `map_mut`, the
+/// blocks of `by_colour`).
 pub(crate) struct DisjointMut<'a, T> {
     ptr: *mut T,
     len: usize,
@@ -407,6 +369,17 @@ impl<'a, T> DisjointMut<'a, T> {
     unsafe fn slice(&self, range: std::ops::Range<usize>) -> &mut [T] {
         assert!(range.start <= range.end && range.end <= self.len);
         std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start)
+    }
+
+    /// The whole slice.
+    ///
+    /// # Safety
+    /// The threads holding the whole slice at once must touch disjoint elements, or only
+    /// read the ones they share.
+    #[cfg(feature = "parallel")]
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn all(&self) -> &mut [T] {
+        std::slice::from_raw_parts_mut(self.ptr, self.len)
     }
 }
 

@@ -719,6 +719,27 @@ mod avx2 {
 /// there); without it, a slot is `batch * LANES + lane` in the wide batches.
 const OVERFLOW: u32 = 1 << 31;
 
+/// Where a constraint's slot points.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// Batch `.0` of the one-lane overflow.
+    Overflow(usize),
+    /// Lane `.1` of wide batch `.0`.
+    Lane(usize, usize),
+}
+
+impl Slot {
+    #[inline(always)]
+    fn of<W: Wide>(slot: u32) -> Slot {
+        if slot & OVERFLOW != 0 {
+            Slot::Overflow((slot & !OVERFLOW) as usize)
+        } else {
+            let slot = slot as usize;
+            Slot::Lane(slot / W::LANES, slot % W::LANES)
+        }
+    }
+}
+
 /// Cut every colour into batches of `W::LANES` and give each constraint its slot; `starts`
 /// gets the first batch of each non-empty colour, then the batch count. The batches are
 /// reused from the last step: `set_lane` overwrites every field of a lane, so only the
@@ -759,7 +780,7 @@ const PREFETCH_AHEAD: usize = 8;
 /// Ask the CPU to bring `*item`'s first cache lines in (a hint: no effect on results;
 /// nothing off x86_64).
 #[inline(always)]
-pub(crate) fn prefetch<T>(item: *const T) {
+fn prefetch<T>(item: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -802,20 +823,18 @@ fn write_lanes<W: Wide>(
         let per = batch_count.div_ceil(parts).max(1);
         let owned = part * per..(part + 1) * per;
         for (k, &slot) in slots.iter().enumerate() {
-            if slot & OVERFLOW != 0 {
-                if part == 0 {
+            match Slot::of::<W>(slot) {
+                Slot::Overflow(b) if part == 0 => {
                     // SAFETY: the overflow is written by part 0 only, each slot once.
-                    let batch = unsafe { overflow.get((slot & !OVERFLOW) as usize) };
+                    let batch = unsafe { overflow.get(b) };
                     batch.set_lane(0, &prepare(k), bodies);
                 }
-                continue;
-            }
-            let slot = slot as usize;
-            let b = slot / W::LANES;
-            if owned.contains(&b) {
-                // SAFETY: batch `b` belongs to this part's run alone.
-                let batch = unsafe { batches.get(b) };
-                batch.set_lane(slot % W::LANES, &prepare(k), bodies);
+                Slot::Lane(b, l) if owned.contains(&b) => {
+                    // SAFETY: batch `b` belongs to this part's run alone.
+                    let batch = unsafe { batches.get(b) };
+                    batch.set_lane(l, &prepare(k), bodies);
+                }
+                _ => {}
             }
         }
     });
@@ -889,27 +908,19 @@ fn store_impulses<W: Wide>(
         let per = slots.len().div_ceil(parts);
         let end = ((part + 1) * per).min(slots.len());
         let run = &slots[(part * per).min(end)..end];
-        // The contact of the constraint `i` places ahead, for `prefetch`.
-        let contact_of = |slot: u32| -> u32 {
-            if slot & OVERFLOW != 0 {
-                overflow[(slot & !OVERFLOW) as usize].contacts.as_ref()[0]
-            } else {
-                let slot = slot as usize;
-                batches[slot / W::LANES].contacts.as_ref()[slot % W::LANES]
-            }
-        };
         for (i, &slot) in run.iter().enumerate() {
             if let Some(&ahead) = run.get(i + PREFETCH_AHEAD) {
-                let k = contact_of(ahead);
+                let k = match Slot::of::<W>(ahead) {
+                    Slot::Overflow(b) => overflow[b].contacts.as_ref()[0],
+                    Slot::Lane(b, l) => batches[b].contacts.as_ref()[l],
+                };
                 if k != u32::MAX {
                     prefetch(contacts.ptr(k as usize));
                 }
             }
-            if slot & OVERFLOW != 0 {
-                overflow[(slot & !OVERFLOW) as usize].store_lane(0, &contacts);
-            } else {
-                let slot = slot as usize;
-                batches[slot / W::LANES].store_lane(slot % W::LANES, &contacts);
+            match Slot::of::<W>(slot) {
+                Slot::Overflow(b) => overflow[b].store_lane(0, &contacts),
+                Slot::Lane(b, l) => batches[b].store_lane(l, &contacts),
             }
         }
     });
