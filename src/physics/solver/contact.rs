@@ -28,7 +28,7 @@
 //! Restitution (Box2D v3): after the iterations, a point that approached faster than the
 //! threshold and carried load is given `vn = -e * vn_before`.
 
-use super::contact_simd::WideContacts;
+use super::contact_simd::{prefetch, ContactLane, WideContacts};
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::contact::Contact;
@@ -114,33 +114,40 @@ impl ContactSolver {
             }
         }
         let (active, active_pairs) = (&self.active, &self.active_pairs);
-        // Called once per constraint in `k` order, so the contacts are read in order; the
-        // masses come from the compact solver bodies and the arms from the manifold cache
-        // (the bodies are read only for a manifold without one).
-        let prepare = |k: usize| -> ContactConstraint {
+        // A contact and its solver bodies, read when its lane is written (in colour order);
+        // the arms come from the manifold cache (the bodies are read only for a manifold
+        // without one).
+        let prepare = |k: usize| {
             let ci = active[k] as usize;
             let (index_a, index_b) = active_pairs[k];
-            let (index_a, index_b) = (index_a as usize, index_b as usize);
             let c = &contacts[ci];
-            let (sa, sb) = (&solver_bodies[index_a], &solver_bodies[index_b]);
-            let anchors = |p: usize| {
-                c.anchors_with(p, || {
+            let mut arms = [(Vec2::ZERO, Vec2::ZERO); 2];
+            for (p, arm) in arms.iter_mut().enumerate().take(c.manifold.count) {
+                *arm = c.anchors_with(p, || {
                     let center = |h: crate::physics::BodyHandle| bodies.at(h.index()).center;
                     (center(c.body_a), center(c.body_b))
-                })
-            };
-            ContactConstraint::prepare_with(
-                c,
-                ci,
-                (index_a, index_b),
-                [sa.inv_mass, sa.inv_inertia, sb.inv_mass, sb.inv_inertia],
-                anchors,
-                (sa.v, sa.w, sb.v, sb.w),
+                });
+            }
+            ContactLane {
+                contact: c,
+                contact_index: ci as u32,
+                index_a,
+                index_b,
+                arms,
                 ctx,
-            )
+            }
+        };
+        // The contact and both solver bodies of constraint `k`, asked for before `prepare(k)`.
+        let prefetch = |k: usize| {
+            let (a, b) = active_pairs[k];
+            let contact = &contacts[active[k] as usize];
+            prefetch(contact);
+            prefetch(&contact.cache);
+            prefetch(&solver_bodies[a as usize]);
+            prefetch(&solver_bodies[b as usize]);
         };
         self.wide
-            .build(active_pairs, solver_bodies, prepare, threads);
+            .build(active_pairs, solver_bodies, prepare, prefetch, threads);
     }
 
     /// One scalar constraint per touching contact, in contact order.

@@ -54,6 +54,7 @@ use super::wide::{F32x4, Vec2W, Wide};
 use super::wide8::{avx2_available, F32x8};
 use super::{SolverBody, StepContext};
 use crate::physics::contact::Contact;
+use crate::physics::math::{cross, cross_sv, Vec2};
 use crate::physics::threads::{DisjointMut, Threads};
 
 /// One point of a batch of contact constraints.
@@ -280,6 +281,87 @@ impl<W: Wide> ContactBatch<W> {
         self.any_restitution |= c.restitution != 0.0;
     }
 
+    /// Prepare lane `l` straight from a contact (`ContactLane`): the same floats, computed
+    /// the same way, as `ContactConstraint::prepare_with` followed by `set_lane`, without
+    /// the scalar constraint between them.
+    fn set_lane_from_contact(&mut self, l: usize, src: &ContactLane, bodies: &[SolverBody]) {
+        fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
+            x.set_lane(l, value);
+        }
+        let (contact, ctx) = (src.contact, src.ctx);
+        let manifold = &contact.manifold;
+        let (index_a, index_b) = (src.index_a as usize, src.index_b as usize);
+        let (body_a, body_b) = (&bodies[index_a], &bodies[index_b]);
+        let (m_a, i_a) = (body_a.inv_mass, body_a.inv_inertia);
+        let (m_b, i_b) = (body_b.inv_mass, body_b.inv_inertia);
+        let (v_a, w_a, v_b, w_b) = (body_a.v, body_a.w, body_b.v, body_b.w);
+        let normal = manifold.normal;
+        let tangent = Vec2::new(normal.y, -normal.x);
+        let softness = if index_a == 0 || index_b == 0 {
+            ctx.static_softness
+        } else {
+            ctx.contact_softness
+        };
+        let warm = ctx.warm_starting() && ctx.settings.accumulate_impulses;
+        self.index_a.as_mut()[l] = src.index_a;
+        self.index_b.as_mut()[l] = src.index_b;
+        self.contacts.as_mut()[l] = src.contact_index;
+        self.store_a.as_mut()[l] = store_index(index_a, body_a);
+        self.store_b.as_mut()[l] = store_index(index_b, body_b);
+        set(&mut self.normal.x, l, normal.x);
+        set(&mut self.normal.y, l, normal.y);
+        set(&mut self.friction, l, contact.friction);
+        set(&mut self.restitution, l, contact.restitution);
+        set(&mut self.bias_rate, l, softness.bias_rate);
+        set(&mut self.mass_scale, l, softness.mass_scale);
+        set(&mut self.impulse_scale, l, softness.impulse_scale);
+        set(&mut self.inv_mass_a, l, m_a);
+        set(&mut self.inv_inertia_a, l, i_a);
+        set(&mut self.inv_mass_b, l, m_b);
+        set(&mut self.inv_inertia_b, l, i_b);
+        let points = manifold.points();
+        for (k, p) in self.points.iter_mut().enumerate() {
+            // An unused point is `ContactConstraintPoint::default()`: all zeros.
+            let (r_a, r_b) = src.arms[k];
+            let (mut separation, mut normal_mass, mut tangent_mass) = (0.0, 0.0, 0.0);
+            let (mut normal_impulse, mut tangent_impulse, mut relative_velocity) = (0.0, 0.0, 0.0);
+            if let Some(mp) = points.get(k) {
+                let rn_a = cross(r_a, normal);
+                let rn_b = cross(r_b, normal);
+                let k_normal = m_a + m_b + i_a * rn_a * rn_a + i_b * rn_b * rn_b;
+                let rt_a = cross(r_a, tangent);
+                let rt_b = cross(r_b, tangent);
+                let k_tangent = m_a + m_b + i_a * rt_a * rt_a + i_b * rt_b * rt_b;
+                separation = mp.separation;
+                normal_mass = if k_normal > 0.0 { 1.0 / k_normal } else { 0.0 };
+                tangent_mass = if k_tangent > 0.0 {
+                    1.0 / k_tangent
+                } else {
+                    0.0
+                };
+                if warm {
+                    normal_impulse = mp.normal_impulse;
+                    tangent_impulse = mp.tangent_impulse;
+                }
+                let dv = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
+                relative_velocity = normal.dot(dv);
+            }
+            set(&mut p.r_a.x, l, r_a.x);
+            set(&mut p.r_a.y, l, r_a.y);
+            set(&mut p.r_b.x, l, r_b.x);
+            set(&mut p.r_b.y, l, r_b.y);
+            let adjusted = separation - normal.dot(r_b - r_a);
+            set(&mut p.adjusted_separation, l, adjusted);
+            set(&mut p.normal_mass, l, normal_mass);
+            set(&mut p.tangent_mass, l, tangent_mass);
+            set(&mut p.normal_impulse, l, normal_impulse);
+            set(&mut p.tangent_impulse, l, tangent_impulse);
+            set(&mut p.max_normal_impulse, l, 0.0);
+            set(&mut p.relative_velocity, l, relative_velocity);
+        }
+        self.any_restitution |= contact.restitution != 0.0;
+    }
+
     /// Copy lane `l`'s accumulated impulses to its contact.
     #[inline]
     fn store_lane(&self, l: usize, contacts: &DisjointMut<Contact>) {
@@ -454,6 +536,41 @@ impl<W: Wide> StepW<W> {
     }
 }
 
+/// What a lane is prepared from: a contact read directly (`ContactLane`, the step), or a
+/// constraint already prepared (`ContactConstraint`, the tests that compare the kernels).
+pub(crate) trait LaneSource {
+    /// Write lane `l` of `batch`.
+    fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]);
+}
+
+impl LaneSource for ContactConstraint {
+    #[inline(always)]
+    fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]) {
+        batch.set_lane(l, self, bodies);
+    }
+}
+
+/// A touching contact and its solver bodies, to be prepared into a lane: the soft step's
+/// prepare (`ContactSolver::prepare_wide`) hands these to `WideContacts::build`.
+pub(crate) struct ContactLane<'a> {
+    pub contact: &'a Contact,
+    /// Its index in the world's contact array.
+    pub contact_index: u32,
+    /// Solver body indices (0: the shared static body).
+    pub index_a: u32,
+    pub index_b: u32,
+    /// Arms `(r_a, r_b)` of each manifold point (zeros past `count`).
+    pub arms: [(Vec2, Vec2); 2],
+    pub ctx: &'a StepContext,
+}
+
+impl LaneSource for ContactLane<'_> {
+    #[inline(always)]
+    fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]) {
+        batch.set_lane_from_contact(l, self, bodies);
+    }
+}
+
 /// The coloured, batched contact constraints of one step, and the one-lane overflow.
 /// Buffers are reused.
 ///
@@ -474,6 +591,11 @@ pub struct WideContacts {
     starts: Vec<usize>,
     /// Where each constraint of the last `build` sits (see `OVERFLOW`).
     slots: Vec<u32>,
+    /// The inverse of `slots` for the wide batches: the constraint in lane `slot`
+    /// (`batch * LANES + lane`), `u32::MAX` for an empty lane.
+    order: Vec<u32>,
+    /// The inverse of `slots` for the overflow: the constraint of each one-lane batch.
+    overflow_order: Vec<u32>,
     /// This step's batches are `batches8` (never set off x86_64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     eight: bool,
@@ -487,12 +609,14 @@ pub struct WideContacts {
 impl WideContacts {
     /// Colour the constraints given by their solver body pairs `(index_a, index_b)`, then
     /// fill the batches colour by colour: `prepare(k)` builds constraint `k` (its position
-    /// in `pairs`). Constraints that fit no colour go to the one-lane overflow, in order.
-    pub(crate) fn build(
+    /// in `pairs`), and `prefetch(k)` asks for what it will read a few lanes ahead.
+    /// Constraints that fit no colour go to the one-lane overflow, in order.
+    pub(crate) fn build<S: LaneSource>(
         &mut self,
         pairs: &[(u32, u32)],
         bodies: &[SolverBody],
-        prepare: impl Fn(usize) -> ContactConstraint + Sync,
+        prepare: impl Fn(usize) -> S + Sync,
+        prefetch: impl Fn(usize) + Sync,
         threads: &Threads,
     ) {
         self.graph.color(
@@ -502,35 +626,43 @@ impl WideContacts {
         );
         self.eight = false;
         self.overflow.clear();
-        // Where each constraint goes (`slots`), colour by colour; then every constraint is
-        // prepared in `k` order (the contacts in memory order) and written into its lane.
+        // Where each constraint goes (`slots`, and its inverse `order`), colour by colour;
+        // then the batches are filled in order, lane by lane (see `write_lanes`).
         self.slots.clear();
         self.slots.resize(pairs.len(), 0);
-        for &k in &self.graph.overflow {
-            self.slots[k as usize] = OVERFLOW | self.overflow.len() as u32;
-            self.overflow.push(ContactBatch::empty());
-        }
+        self.overflow_order.clear();
+        self.overflow_order.extend_from_slice(&self.graph.overflow);
         if self.force_one_lane {
             // Every colour in one-lane batches, solved in order on one thread: no colour
             // starts for the (empty) wide batches.
             for list in &self.graph.colors {
-                for &k in list {
-                    self.slots[k as usize] = OVERFLOW | self.overflow.len() as u32;
-                    self.overflow.push(ContactBatch::empty());
-                }
+                self.overflow_order.extend_from_slice(list);
             }
+        }
+        for (b, &k) in self.overflow_order.iter().enumerate() {
+            self.slots[k as usize] = OVERFLOW | b as u32;
+        }
+        self.overflow
+            .resize(self.overflow_order.len(), ContactBatch::empty());
+        let lanes = Lanes {
+            overflow_order: &self.overflow_order,
+            bodies,
+            prepare,
+            prefetch,
+        };
+        if self.force_one_lane {
             self.starts.clear();
             self.starts.push(0);
+            self.order.clear();
             self.batches4.clear();
             #[cfg(target_arch = "x86_64")]
             self.batches8.clear();
             let no_batches: &mut [ContactBatch<F32x4>] = &mut [];
             write_lanes(
-                &self.slots,
+                &lanes,
+                &self.order,
                 &mut self.overflow,
                 no_batches,
-                bodies,
-                prepare,
                 &Threads::default(),
             );
             return;
@@ -543,14 +675,13 @@ impl WideContacts {
                 &self.graph,
                 &mut self.batches8,
                 &mut self.starts,
-                &mut self.slots,
+                (&mut self.slots, &mut self.order),
             );
             write_lanes(
-                &self.slots,
+                &lanes,
+                &self.order,
                 &mut self.overflow,
                 &mut self.batches8,
-                bodies,
-                prepare,
                 threads,
             );
             return;
@@ -561,14 +692,13 @@ impl WideContacts {
             &self.graph,
             &mut self.batches4,
             &mut self.starts,
-            &mut self.slots,
+            (&mut self.slots, &mut self.order),
         );
         write_lanes(
-            &self.slots,
+            &lanes,
+            &self.order,
             &mut self.overflow,
             &mut self.batches4,
-            bodies,
-            prepare,
             threads,
         );
     }
@@ -740,24 +870,28 @@ impl Slot {
     }
 }
 
-/// Cut every colour into batches of `W::LANES` and give each constraint its slot; `starts`
-/// gets the first batch of each non-empty colour, then the batch count. The batches are
-/// reused from the last step: `set_lane` overwrites every field of a lane, so only the
-/// lanes left empty (in the last batch of a colour) are reset, and the restitution flags.
+/// Cut every colour into batches of `W::LANES` and give each constraint its slot, and each
+/// lane its constraint (`order`, `u32::MAX` for an empty lane); `starts` gets the first
+/// batch of each non-empty colour, then the batch count. The batches are reused from the
+/// last step: `set_lane` overwrites every field of a lane, so only the lanes left empty (in
+/// the last batch of a colour) are reset, and the restitution flags.
 fn lay_out<W: Wide>(
     graph: &ConstraintGraph,
     batches: &mut Vec<ContactBatch<W>>,
     starts: &mut Vec<usize>,
-    slots: &mut [u32],
+    (slots, order): (&mut [u32], &mut Vec<u32>),
 ) {
     starts.clear();
     starts.push(0);
+    order.clear();
     let mut count = 0;
     for list in graph.colors.iter().filter(|list| !list.is_empty()) {
         for (position, &k) in list.iter().enumerate() {
             slots[k as usize] = (count * W::LANES + position) as u32;
         }
+        order.extend_from_slice(list);
         count += list.len().div_ceil(W::LANES);
+        order.resize(count * W::LANES, u32::MAX);
         starts.push(count);
     }
     batches.truncate(count);
@@ -780,7 +914,7 @@ const PREFETCH_AHEAD: usize = 8;
 /// Ask the CPU to bring `*item`'s first cache lines in (a hint: no effect on results;
 /// nothing off x86_64).
 #[inline(always)]
-fn prefetch<T>(item: *const T) {
+pub(super) fn prefetch<T>(item: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -801,41 +935,65 @@ fn prefetch<T>(item: *const T) {
 /// thread (waking the team costs more).
 const MIN_SPLIT: usize = 2048;
 
-/// Prepare every constraint, `k` in order, into its slot (see `OVERFLOW`). Across
-/// `threads`: part `p` of `parts` writes the batches of the `p`-th equal run of batches
-/// (and part 0 the overflow), each reading the constraints in `k` order and skipping the
-/// others' slots, so every batch is written by one thread, and the same way whatever the
-/// thread count.
-fn write_lanes<W: Wide>(
-    slots: &[u32],
+/// What `write_lanes` prepares from: the overflow's constraints (`WideContacts::
+/// overflow_order`), the solver bodies, and the two callbacks of `WideContacts::build`.
+struct Lanes<'a, P, F> {
+    overflow_order: &'a [u32],
+    bodies: &'a [SolverBody],
+    prepare: P,
+    prefetch: F,
+}
+
+/// How many lanes ahead `write_lanes` prefetches the contact it will prepare.
+const PREPARE_AHEAD: usize = 8;
+
+/// Prepare every constraint into its slot, batch after batch and lane after lane (`order`),
+/// so that each batch is written whole while it is in cache (written lane by lane in
+/// contact order, every lane was a miss on the batch's 20 cache lines); the contacts,
+/// read in colour order instead, are prefetched `PREPARE_AHEAD` lanes ahead. Across
+/// `threads`: part `p` of `parts` writes the `p`-th equal run of batches (and part 0 the
+/// overflow), so every batch is written by one thread. Each lane is `prepare(k)` whatever
+/// the order or thread count, so the batches are the same bit for bit.
+fn write_lanes<W: Wide, S: LaneSource, P, F>(
+    lanes: &Lanes<P, F>,
+    order: &[u32],
     overflow: &mut [ContactBatch<f32>],
     batches: &mut [ContactBatch<W>],
-    bodies: &[SolverBody],
-    prepare: impl Fn(usize) -> ContactConstraint + Sync,
     threads: &Threads,
 ) where
     ContactBatch<W>: Send + Sync,
+    P: Fn(usize) -> S + Sync,
+    F: Fn(usize) + Sync,
 {
     let batch_count = batches.len();
     let (overflow, batches) = (DisjointMut::new(overflow), DisjointMut::new(batches));
-    let worth_it = slots.len() >= MIN_SPLIT * threads.count();
+    let total = lanes.overflow_order.len() + order.len();
+    let worth_it = total >= MIN_SPLIT * threads.count();
+    let bodies = lanes.bodies;
     threads.split(worth_it, |part, parts| {
-        let per = batch_count.div_ceil(parts).max(1);
-        let owned = part * per..(part + 1) * per;
-        for (k, &slot) in slots.iter().enumerate() {
-            match Slot::of::<W>(slot) {
-                Slot::Overflow(b) if part == 0 => {
-                    // SAFETY: the overflow is written by part 0 only, each slot once.
-                    let batch = unsafe { overflow.get(b) };
-                    batch.set_lane(0, &prepare(k), bodies);
-                }
-                Slot::Lane(b, l) if owned.contains(&b) => {
-                    // SAFETY: batch `b` belongs to this part's run alone.
-                    let batch = unsafe { batches.get(b) };
-                    batch.set_lane(l, &prepare(k), bodies);
-                }
-                _ => {}
+        if part == 0 {
+            for (b, &k) in lanes.overflow_order.iter().enumerate() {
+                // SAFETY: the overflow is written by part 0 only, each batch once.
+                let batch = unsafe { overflow.get(b) };
+                (lanes.prepare)(k as usize).write(batch, 0, bodies);
             }
+        }
+        let per = batch_count.div_ceil(parts).max(1);
+        let end = ((part + 1) * per).min(batch_count);
+        let first = (part * per).min(end);
+        let run = &order[first * W::LANES..end * W::LANES];
+        for (i, &k) in run.iter().enumerate() {
+            if let Some(&ahead) = run.get(i + PREPARE_AHEAD) {
+                if ahead != u32::MAX {
+                    (lanes.prefetch)(ahead as usize);
+                }
+            }
+            if k == u32::MAX {
+                continue;
+            }
+            // SAFETY: batch `first + i / LANES` belongs to this part's run alone.
+            let batch = unsafe { batches.get(first + i / W::LANES) };
+            (lanes.prepare)(k as usize).write(batch, i % W::LANES, bodies);
         }
     });
 }
@@ -1064,7 +1222,7 @@ mod tests {
             .map(|c| (c.index_a as u32, c.index_b as u32))
             .collect();
         let mut bodies = start.to_vec();
-        wide.build(&pairs, &bodies, |k| list[k], &Threads::default());
+        wide.build(&pairs, &bodies, |k| list[k], |_| {}, &Threads::default());
         if lanes == 1 {
             assert_eq!(wide.overflow_count(), list.len());
         }
@@ -1176,7 +1334,7 @@ mod tests {
                 .iter()
                 .map(|c| (c.index_a as u32, c.index_b as u32))
                 .collect();
-            wide.build(&pairs, &start, |k| list[k], &Threads::default());
+            wide.build(&pairs, &start, |k| list[k], |_| {}, &Threads::default());
             batched += list.len() - wide.overflow_count();
         }
         assert!(batched > 500, "only {batched} constraints in batches");
