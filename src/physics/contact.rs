@@ -307,8 +307,59 @@ pub(crate) struct ContactSet {
     pub(crate) pair_keys: PairSet,
     /// Scratch: the pairs the broad phase reported this step.
     pub(crate) new_pairs: Vec<(u32, u32)>,
-    /// Scratch: what the narrow phase did to each contact (`Outcome` bits).
-    outcomes: Vec<u8>,
+    /// What the last narrow phase did to each contact (`Outcome` bits), and the body slots
+    /// of the contacts it left touching: in step with `contacts` from `update_manifolds`
+    /// until the contacts next change (`touching_slots`).
+    outcomes: Vec<ContactUpdate>,
+}
+
+/// What the narrow phase did to one contact, and its bodies' slots when it is touching.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ContactUpdate {
+    /// `Outcome` bits.
+    flags: u8,
+    /// The body slots `[a, b]` of a touching contact (manifold points after the update),
+    /// `NOT_TOUCHING` otherwise.
+    pub(crate) slots: [u32; 2],
+}
+
+/// `ContactUpdate::slots` of a contact without manifold points.
+pub(crate) const NOT_TOUCHING: [u32; 2] = [u32::MAX; 2];
+
+impl ContactUpdate {
+    fn new(mut flags: u8, c: &Contact) -> ContactUpdate {
+        let slots = if c.manifold.count > 0 {
+            [c.body_a.index() as u32, c.body_b.index() as u32]
+        } else {
+            if !c.manifold.normal.is_finite() {
+                flags |= Outcome::NONFINITE;
+            }
+            NOT_TOUCHING
+        };
+        ContactUpdate { flags, slots }
+    }
+
+    /// No manifold points and a normal that is not finite.
+    pub(crate) fn nonfinite(&self) -> bool {
+        self.flags & Outcome::NONFINITE != 0
+    }
+}
+
+impl ContactSet {
+    /// The contacts, and per contact the body slots of the touching ones (`NOT_TOUCHING`
+    /// for the others) as the last `update_manifolds` left them: `None` when the contacts
+    /// were added or removed since (the solver then reads the contacts).
+    pub(crate) fn with_touching_slots(&mut self) -> (&mut [Contact], Option<&[ContactUpdate]>) {
+        let fresh = self.outcomes.len() == self.contacts.len();
+        (&mut self.contacts, fresh.then_some(&self.outcomes[..]))
+    }
+
+    /// Add a restored contact (`World::restore_contact`).
+    pub(crate) fn push_restored(&mut self, contact: Contact) {
+        self.outcomes.clear();
+        self.pair_keys.insert(contact.key);
+        self.contacts.push(contact);
+    }
 }
 
 /// The bits of what the narrow phase did to one contact.
@@ -323,6 +374,8 @@ impl Outcome {
     const WAKE_A: u8 = 4;
     /// As `WAKE_A` for body B.
     const WAKE_B: u8 = 8;
+    /// No manifold points, and a normal that is not finite (for the quarantine).
+    const NONFINITE: u8 = 16;
 }
 
 /// Move the broad-phase proxies of awake bodies. Boxes are swept by one step of motion so
@@ -416,6 +469,7 @@ fn speculative_distance(
 impl ContactSet {
     /// Remove the contacts `pred` picks, with their pair keys.
     pub(crate) fn remove_where(&mut self, mut pred: impl FnMut(&Contact) -> bool) {
+        self.outcomes.clear();
         let keys = &mut self.pair_keys;
         self.contacts.retain(|c| {
             if pred(c) {
@@ -532,7 +586,7 @@ impl ContactSet {
         // Manifold recycling: the soft step only (the classic solver recomputes every
         // manifold every step, as Box2D-Lite).
         let recycle = relative_closing;
-        let update = |c: &mut Contact| -> u8 {
+        let narrow = |c: &mut Contact| -> u8 {
             let body_a = bodies.at(c.body_a.index());
             let body_b = bodies.at(c.body_b.index());
             if !body_a.awake && !body_b.awake {
@@ -600,13 +654,19 @@ impl ContactSet {
             }
             outcome
         };
+        let update = |c: &mut Contact| {
+            let flags = narrow(c);
+            ContactUpdate::new(flags, c)
+        };
         self.outcomes.clear();
-        self.outcomes.resize(self.contacts.len(), 0);
+        self.outcomes
+            .resize(self.contacts.len(), ContactUpdate::default());
         threads.map_mut(&mut self.contacts, &mut self.outcomes, update);
         let mut to_wake: Vec<BodyHandle> = Vec::new();
         let mut any_removed = false;
         let mut reused = 0;
-        for (c, &outcome) in self.contacts.iter().zip(&self.outcomes) {
+        for (c, outcome) in self.contacts.iter().zip(&self.outcomes) {
+            let outcome = outcome.flags;
             any_removed |= outcome & Outcome::REMOVED != 0;
             if outcome & Outcome::REUSED != 0 {
                 reused += 1;
@@ -628,6 +688,7 @@ impl ContactSet {
                     true
                 }
             });
+            self.outcomes.retain(|u| u.flags & Outcome::REMOVED == 0);
         }
         stats.manifolds_reused += reused;
         to_wake

@@ -38,6 +38,7 @@
 //! Inside the ranges every number is left bit for bit as the driver wrote it.
 
 use super::body::BodyKind;
+use super::contact::{Contact, NOT_TOUCHING};
 use super::limits;
 use super::math::Vec2;
 use super::solver::step::cap_speeds;
@@ -47,6 +48,80 @@ use super::BodyHandle;
 /// True when `x` is finite and inside the saved-state range.
 fn in_saved_range(x: f32) -> bool {
     x.abs() <= limits::SAVED_STATE.max
+}
+
+/// `v` held inside the saved impulse range (±[`limits::ACCUMULATED_IMPULSE`]).
+fn held(v: f32) -> f32 {
+    let max = limits::ACCUMULATED_IMPULSE.max;
+    if v > max {
+        max
+    } else if v < -max {
+        -max
+    } else {
+        v
+    }
+}
+
+/// The touching-contact counts of the stats, gathered by the contact pass (`World::
+/// quarantine`, or the soft step's store for the contacts it wrote).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ContactTally {
+    pub contacts: usize,
+    pub points: usize,
+    pub max_penetration: f32,
+    /// Every contact held was finite (`hold_contact` returned true).
+    pub all_finite: bool,
+}
+
+impl Default for ContactTally {
+    fn default() -> ContactTally {
+        ContactTally {
+            contacts: 0,
+            points: 0,
+            max_penetration: 0.0,
+            all_finite: true,
+        }
+    }
+}
+
+impl ContactTally {
+    /// Both tallies together (sums, the larger penetration): the same whatever the order.
+    pub(crate) fn merge(&mut self, other: &ContactTally) {
+        self.contacts += other.contacts;
+        self.points += other.points;
+        self.max_penetration = self.max_penetration.max(other.max_penetration);
+        self.all_finite &= other.all_finite;
+    }
+}
+
+/// Step 4 for one contact: when every number of its manifold is finite, hold its impulses
+/// to the saved range, count it in `tally` and return true; otherwise leave it as it is,
+/// mark `tally` and return false (the caller empties it).
+pub(crate) fn hold_contact(c: &mut Contact, tally: &mut ContactTally) -> bool {
+    let m = &mut c.manifold;
+    let finite = m.normal.is_finite()
+        && m.points().iter().all(|p| {
+            p.point.is_finite()
+                && p.separation.is_finite()
+                && p.normal_impulse.is_finite()
+                && p.tangent_impulse.is_finite()
+                && p.max_normal_impulse.is_finite()
+        });
+    if !finite {
+        tally.all_finite = false;
+        return false;
+    }
+    if m.count > 0 {
+        tally.contacts += 1;
+        tally.points += m.count;
+    }
+    for p in m.points_mut() {
+        p.normal_impulse = held(p.normal_impulse);
+        p.tangent_impulse = held(p.tangent_impulse);
+        p.max_normal_impulse = held(p.max_normal_impulse);
+        tally.max_penetration = tally.max_penetration.max(-p.separation);
+    }
+    true
 }
 
 impl World {
@@ -67,6 +142,7 @@ impl World {
                 frozen.push((i, k));
             }
         }
+        let frozen_none = frozen.is_empty();
         for (i, k) in frozen {
             self.freeze_body(i, k);
         }
@@ -78,48 +154,52 @@ impl World {
             }
         }
 
-        // 4. Contacts.
-        let max = limits::ACCUMULATED_IMPULSE.max;
-        let held = |v: f32| {
-            if v > max {
-                max
-            } else if v < -max {
-                -max
-            } else {
-                v
-            }
-        };
-        // The touching-contact counts of the stats ride along (`finish_stats` would read
-        // every contact again otherwise).
-        let (mut contacts, mut points, mut max_penetration) = (0, 0, 0.0f32);
-        for c in self.contacts.contacts.iter_mut() {
-            let m = &mut c.manifold;
-            let finite = m.normal.is_finite()
-                && m.points().iter().all(|p| {
-                    p.point.is_finite()
-                        && p.separation.is_finite()
-                        && p.normal_impulse.is_finite()
-                        && p.tangent_impulse.is_finite()
-                        && p.max_normal_impulse.is_finite()
-                });
-            if !finite {
+        // 4. Contacts. The soft step's store already held the contacts it wrote
+        // (`ContactTally`): then only the others are visited, unless a body was frozen
+        // (its contacts changed) or the store met a number that is not finite.
+        let stored = self.solver.contacts.take_tally();
+        let mut tally = ContactTally::default();
+        let (contacts, touching) = self.contacts.with_touching_slots();
+        let mut quarantined = 0;
+        let mut hold = |c: &mut Contact, tally: &mut ContactTally| {
+            if !hold_contact(c, tally) {
+                let m = &mut c.manifold;
                 m.count = 0;
                 m.normal = Vec2::ZERO;
                 c.cache.valid = false;
-                self.stats.quarantined_contacts += 1;
-                continue;
+                quarantined += 1;
             }
-            if m.count > 0 {
-                contacts += 1;
-                points += m.count;
+        };
+        match (stored, touching) {
+            (Some(stored), Some(touching)) if frozen_none && stored.all_finite => {
+                tally = stored;
+                // The stored contacts, ascending.
+                let mut written = self.solver.contacts.stored_contacts().iter().peekable();
+                for (ci, (c, update)) in contacts.iter_mut().zip(touching).enumerate() {
+                    if written.next_if_eq(&&(ci as u32)).is_some() {
+                        continue;
+                    }
+                    // Without points, a manifold is its normal: the narrow phase checked
+                    // it (`NONFINITE`) or left it as the last quarantine did.
+                    if update.slots == NOT_TOUCHING && !update.nonfinite() {
+                        continue;
+                    }
+                    hold(c, &mut tally);
+                }
             }
-            for p in m.points_mut() {
-                p.normal_impulse = held(p.normal_impulse);
-                p.tangent_impulse = held(p.tangent_impulse);
-                p.max_normal_impulse = held(p.max_normal_impulse);
-                max_penetration = max_penetration.max(-p.separation);
+            _ => {
+                for c in contacts.iter_mut() {
+                    hold(c, &mut tally);
+                }
             }
         }
+        self.stats.quarantined_contacts += quarantined;
+        let ContactTally {
+            contacts,
+            points,
+            max_penetration,
+            ..
+        } = tally;
         self.stats.contacts = contacts;
         self.stats.manifold_points = points;
         self.stats.max_penetration = max_penetration;
@@ -363,5 +443,92 @@ mod tests {
             "{:?}",
             h.center()
         );
+    }
+
+    /// A ground, a box resting on it that may sleep, and two that may not: one resting,
+    /// one falling from `drop` m.
+    fn sleeping_and_awake_boxes(drop: f32) -> (World, crate::physics::BodyHandle) {
+        use crate::physics::shape::Polygon;
+        let mut world = World::new(SolverSettings::default());
+        let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+        let wide = Geometry::Polygon(Polygon::new_box(20.0, 0.5).unwrap());
+        world.create_shape(ground, &ShapeDef::new(wide)).unwrap();
+        let mut boxes = Vec::new();
+        for (x, y, may_sleep) in [(-5.0, 1.0, true), (0.0, 1.0, false), (5.0, drop, false)] {
+            let def = BodyDef {
+                enable_sleep: may_sleep,
+                ..BodyDef::dynamic(Vec2::new(x, y))
+            };
+            let b = world.create_body(&def).unwrap();
+            let square = Geometry::Polygon(Polygon::new_box(0.5, 0.5).unwrap());
+            world.create_shape(b, &ShapeDef::new(square)).unwrap();
+            boxes.push(b);
+        }
+        (world, boxes[0])
+    }
+
+    /// The soft step's store holds the contacts it wrote and counts them for the stats
+    /// (`ContactTally`), and the quarantine visits only the others: the counts, the deepest
+    /// penetration and the held impulses are those of the full pass over every contact,
+    /// asleep contacts included.
+    #[test]
+    fn the_store_tally_counts_what_the_full_contact_pass_counts() {
+        let (mut world, sleeper) = sleeping_and_awake_boxes(3.0);
+        let mut checked = 0;
+        for step in 0..240 {
+            world.step(1.0 / 60.0);
+            let fused = world.stats().clone();
+            // The tally is taken: this quarantine runs the full pass over every contact.
+            world.quarantine();
+            let full = world.stats();
+            assert_eq!(
+                (fused.contacts, fused.manifold_points),
+                (full.contacts, full.manifold_points),
+                "step {step}"
+            );
+            assert_eq!(
+                fused.max_penetration.to_bits(),
+                full.max_penetration.to_bits(),
+                "step {step}"
+            );
+            if fused.contacts > 0 {
+                checked += 1;
+            }
+        }
+        assert!(checked > 200, "{checked} steps with contacts");
+        // The sleeper fell asleep while the others kept stepping: its contact was counted
+        // by the quarantine's own pass, not by the store.
+        assert!(!world.body(sleeper).unwrap().is_awake());
+        assert_eq!(world.stats().contacts, 3);
+    }
+
+    /// A NaN in the contact of a sleeping body (which the store does not write) is still
+    /// caught: the manifold is emptied and reported, and the awake contacts are untouched.
+    #[test]
+    fn a_non_finite_sleeping_contact_is_still_quarantined() {
+        let (mut world, sleeper) = sleeping_and_awake_boxes(1.0);
+        for _ in 0..240 {
+            world.step(1.0 / 60.0);
+        }
+        assert!(!world.body(sleeper).unwrap().is_awake());
+        let asleep = world
+            .contacts
+            .contacts
+            .iter_mut()
+            .find(|c| c.body_b == sleeper || c.body_a == sleeper)
+            .unwrap();
+        assert!(asleep.manifold.count > 0);
+        asleep.manifold.points[0].tangent_impulse = f32::NAN;
+        world.step(1.0 / 60.0);
+        assert_eq!(world.stats().quarantined_contacts, 1);
+        assert_eq!(world.stats().contacts, 2);
+        let all_finite = world.contacts.contacts.iter().all(|c| {
+            c.manifold.normal.is_finite()
+                && c.manifold
+                    .points()
+                    .iter()
+                    .all(|p| p.tangent_impulse.is_finite())
+        });
+        assert!(all_finite);
     }
 }

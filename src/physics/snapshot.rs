@@ -200,8 +200,7 @@ impl World {
             recycled: false,
             sticky: (sticky != StickyAnchors::default()).then(|| Box::new(sticky)),
         };
-        self.contacts.pair_keys.insert(key);
-        self.contacts.contacts.push(contact);
+        self.contacts.push_restored(contact);
         Ok(())
     }
 

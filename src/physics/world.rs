@@ -925,11 +925,13 @@ impl World {
 
     /// The solver, what of the world its stages touch, and the stats it adds its times to.
     fn solver_parts(&mut self) -> (&mut StepSolver, StepWorld<'_>, &mut StepStats) {
+        let (contacts, touching) = self.contacts.with_touching_slots();
         let world = StepWorld {
             settings: &self.settings,
             bodies: &mut self.bodies,
             joints: &mut self.joints,
-            contacts: &mut self.contacts.contacts,
+            contacts,
+            touching,
             awake: &self.islands.awake,
         };
         (&mut self.solver, world, &mut self.stats)

@@ -31,10 +31,11 @@
 use super::contact_simd::{prefetch, ContactLane, WideContacts};
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
-use crate::physics::contact::Contact;
+use crate::physics::contact::{Contact, ContactUpdate, NOT_TOUCHING};
 use crate::physics::handle::Arena;
 use crate::physics::inspect::GraphColor;
 use crate::physics::math::{cross, cross_sv, Vec2};
+use crate::physics::quarantine::ContactTally;
 use crate::physics::settings::SolverKind;
 use crate::physics::threads::Threads;
 
@@ -61,23 +62,27 @@ pub(crate) struct ContactSolver {
     /// Indices of the contacts with constraints, and their solver body pairs (colouring).
     active: Vec<u32>,
     active_pairs: Vec<(u32, u32)>,
+    /// What the last `store_impulses` held (soft step): the quarantine's contact pass for
+    /// the `active` contacts, done while they were in cache. Taken by the quarantine.
+    tally: Option<ContactTally>,
 }
 
 impl ContactSolver {
     /// Prepare: one constraint per touching contact with an awake body.
     pub(crate) fn prepare(
         &mut self,
-        contacts: &[Contact],
+        (contacts, touching): (&[Contact], Option<&[ContactUpdate]>),
         bodies: &Arena<Body>,
         (solver_bodies, solver_index): (&[SolverBody], &[u32]),
         ctx: &StepContext,
         threads: &Threads,
     ) {
+        self.tally = None;
         self.use_wide =
             ctx.settings.solver == SolverKind::SoftStep && ctx.settings.accumulate_impulses;
         if self.use_wide {
             self.prepare_wide(
-                contacts,
+                (contacts, touching),
                 bodies,
                 (solver_bodies, solver_index),
                 ctx,
@@ -91,7 +96,7 @@ impl ContactSolver {
     /// Colour the contacts and prepare them into SIMD batches and the one-lane overflow.
     fn prepare_wide(
         &mut self,
-        contacts: &[Contact],
+        (contacts, touching): (&[Contact], Option<&[ContactUpdate]>),
         bodies: &Arena<Body>,
         (solver_bodies, solver_index): (&[SolverBody], &[u32]),
         ctx: &StepContext,
@@ -101,16 +106,30 @@ impl ContactSolver {
         self.active.clear();
         self.active_pairs.clear();
         // A touching contact with an awake body, from the compact
-        // solver index map: an awake body has its solver index, any other 0.
-        for (ci, c) in contacts.iter().enumerate() {
-            if c.manifold.count == 0 {
-                continue;
-            }
-            let a = solver_index[c.body_a.index()];
-            let b = solver_index[c.body_b.index()];
+        // solver index map: an awake body has its solver index, any other 0. The narrow
+        // phase's compact list of touching contacts is read rather than the contacts.
+        let mut push = |ci: usize, [slot_a, slot_b]: [u32; 2]| {
+            let a = solver_index[slot_a as usize];
+            let b = solver_index[slot_b as usize];
             if a != 0 || b != 0 {
                 self.active.push(ci as u32);
                 self.active_pairs.push((a, b));
+            }
+        };
+        match touching {
+            Some(touching) => {
+                for (ci, u) in touching.iter().enumerate() {
+                    if u.slots != NOT_TOUCHING {
+                        push(ci, u.slots);
+                    }
+                }
+            }
+            None => {
+                for (ci, c) in contacts.iter().enumerate() {
+                    if c.manifold.count > 0 {
+                        push(ci, [c.body_a.index() as u32, c.body_b.index() as u32]);
+                    }
+                }
             }
         }
         let (active, active_pairs) = (&self.active, &self.active_pairs);
@@ -251,12 +270,23 @@ impl ContactSolver {
     }
 
     /// Accumulated impulses back to the contacts for the next warm start.
-    pub(crate) fn store_impulses(&self, contacts: &mut [Contact], threads: &Threads) {
+    pub(crate) fn store_impulses(&mut self, contacts: &mut [Contact], threads: &Threads) {
         if self.use_wide {
-            self.wide.store_impulses(contacts, threads);
+            self.tally = Some(self.wide.store_impulses(contacts, threads));
         } else {
             store_impulses(&self.scalar, contacts);
         }
+    }
+
+    /// The tally of the last `store_impulses` that held its contacts, once.
+    pub(crate) fn take_tally(&mut self) -> Option<ContactTally> {
+        self.tally.take()
+    }
+
+    /// The contacts (indices, ascending) the last prepare made constraints for: the ones
+    /// `store_impulses` writes.
+    pub(crate) fn stored_contacts(&self) -> &[u32] {
+        &self.active
     }
 }
 

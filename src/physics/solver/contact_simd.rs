@@ -54,8 +54,10 @@ use super::wide::{F32x4, Vec2W, Wide};
 use super::wide8::{avx2_available, F32x8};
 use super::{SolverBody, StepContext};
 use crate::physics::contact::Contact;
-use crate::physics::math::{cross, cross_sv, Vec2};
+use crate::physics::math::Vec2;
+use crate::physics::quarantine::{hold_contact, ContactTally};
 use crate::physics::threads::{DisjointMut, Threads};
+use std::sync::Mutex;
 
 /// One point of a batch of contact constraints.
 #[derive(Clone, Copy, Debug)]
@@ -281,10 +283,13 @@ impl<W: Wide> ContactBatch<W> {
         self.any_restitution |= c.restitution != 0.0;
     }
 
-    /// Prepare lane `l` straight from a contact (`ContactLane`): the same floats, computed
-    /// the same way, as `ContactConstraint::prepare_with` followed by `set_lane`, without
-    /// the scalar constraint between them.
-    fn set_lane_from_contact(&mut self, l: usize, src: &ContactLane, bodies: &[SolverBody]) {
+    /// Prepare, first half: copy lane `l`'s inputs from a contact (`ContactLane`) into
+    /// the batch, one float at a time; `finish_lanes` then computes the masses, the
+    /// relative velocities and the adjusted separations of every lane at once. Until then
+    /// `adjusted_separation` holds the raw separation and `tangent_mass` is 1 for a live
+    /// point, 0 for an unused one. Together they write the same floats, computed the same
+    /// way, as `ContactConstraint::prepare_with` followed by `set_lane`.
+    fn set_lane_inputs(&mut self, l: usize, src: &ContactLane, bodies: &[SolverBody]) {
         fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
             x.set_lane(l, value);
         }
@@ -292,11 +297,6 @@ impl<W: Wide> ContactBatch<W> {
         let manifold = &contact.manifold;
         let (index_a, index_b) = (src.index_a as usize, src.index_b as usize);
         let (body_a, body_b) = (&bodies[index_a], &bodies[index_b]);
-        let (m_a, i_a) = (body_a.inv_mass, body_a.inv_inertia);
-        let (m_b, i_b) = (body_b.inv_mass, body_b.inv_inertia);
-        let (v_a, w_a, v_b, w_b) = (body_a.v, body_a.w, body_b.v, body_b.w);
-        let normal = manifold.normal;
-        let tangent = Vec2::new(normal.y, -normal.x);
         let softness = if index_a == 0 || index_b == 0 {
             ctx.static_softness
         } else {
@@ -308,63 +308,85 @@ impl<W: Wide> ContactBatch<W> {
         self.contacts.as_mut()[l] = src.contact_index;
         self.store_a.as_mut()[l] = store_index(index_a, body_a);
         self.store_b.as_mut()[l] = store_index(index_b, body_b);
-        set(&mut self.normal.x, l, normal.x);
-        set(&mut self.normal.y, l, normal.y);
+        set(&mut self.normal.x, l, manifold.normal.x);
+        set(&mut self.normal.y, l, manifold.normal.y);
         set(&mut self.friction, l, contact.friction);
         set(&mut self.restitution, l, contact.restitution);
         set(&mut self.bias_rate, l, softness.bias_rate);
         set(&mut self.mass_scale, l, softness.mass_scale);
         set(&mut self.impulse_scale, l, softness.impulse_scale);
-        set(&mut self.inv_mass_a, l, m_a);
-        set(&mut self.inv_inertia_a, l, i_a);
-        set(&mut self.inv_mass_b, l, m_b);
-        set(&mut self.inv_inertia_b, l, i_b);
+        set(&mut self.inv_mass_a, l, body_a.inv_mass);
+        set(&mut self.inv_inertia_a, l, body_a.inv_inertia);
+        set(&mut self.inv_mass_b, l, body_b.inv_mass);
+        set(&mut self.inv_inertia_b, l, body_b.inv_inertia);
         let points = manifold.points();
         for (k, p) in self.points.iter_mut().enumerate() {
             // An unused point is `ContactConstraintPoint::default()`: all zeros.
             let (r_a, r_b) = src.arms[k];
-            let (mut separation, mut normal_mass, mut tangent_mass) = (0.0, 0.0, 0.0);
-            let (mut normal_impulse, mut tangent_impulse, mut relative_velocity) = (0.0, 0.0, 0.0);
+            let (mut separation, mut live) = (0.0, 0.0);
+            let (mut normal_impulse, mut tangent_impulse) = (0.0, 0.0);
             if let Some(mp) = points.get(k) {
-                let rn_a = cross(r_a, normal);
-                let rn_b = cross(r_b, normal);
-                let k_normal = m_a + m_b + i_a * rn_a * rn_a + i_b * rn_b * rn_b;
-                let rt_a = cross(r_a, tangent);
-                let rt_b = cross(r_b, tangent);
-                let k_tangent = m_a + m_b + i_a * rt_a * rt_a + i_b * rt_b * rt_b;
                 separation = mp.separation;
-                normal_mass = if k_normal > 0.0 { 1.0 / k_normal } else { 0.0 };
-                tangent_mass = if k_tangent > 0.0 {
-                    1.0 / k_tangent
-                } else {
-                    0.0
-                };
+                live = 1.0;
                 if warm {
                     normal_impulse = mp.normal_impulse;
                     tangent_impulse = mp.tangent_impulse;
                 }
-                let dv = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
-                relative_velocity = normal.dot(dv);
             }
             set(&mut p.r_a.x, l, r_a.x);
             set(&mut p.r_a.y, l, r_a.y);
             set(&mut p.r_b.x, l, r_b.x);
             set(&mut p.r_b.y, l, r_b.y);
-            let adjusted = separation - normal.dot(r_b - r_a);
-            set(&mut p.adjusted_separation, l, adjusted);
-            set(&mut p.normal_mass, l, normal_mass);
-            set(&mut p.tangent_mass, l, tangent_mass);
+            set(&mut p.adjusted_separation, l, separation);
+            set(&mut p.tangent_mass, l, live);
             set(&mut p.normal_impulse, l, normal_impulse);
             set(&mut p.tangent_impulse, l, tangent_impulse);
             set(&mut p.max_normal_impulse, l, 0.0);
-            set(&mut p.relative_velocity, l, relative_velocity);
         }
         self.any_restitution |= contact.restitution != 0.0;
     }
 
-    /// Copy lane `l`'s accumulated impulses to its contact.
+    /// Prepare, second half, every lane at once (see `set_lane_inputs`), in the scalar
+    /// prepare's operation order so that each lane gets the same bits:
+    /// ```text
+    /// k_normal  = m_a + m_b + i_a (r_a x n)^2 + i_b (r_b x n)^2,   normal_mass = 1 / k_normal
+    /// k_tangent = the same with t = (n.y, -n.x),                    tangent_mass = 1 / k_tangent
+    /// relative_velocity   = n . (v_b + w_b x r_b - v_a - w_a x r_a)
+    /// adjusted_separation = separation - n . (r_b - r_a)
+    /// ```
+    /// (masses 0 where K is not positive; an unused point or empty lane keeps zeros).
+    #[inline(always)]
+    fn finish_lanes(&mut self, bodies: &[SolverBody]) {
+        let a = gather::<W>(bodies, &self.index_a, false);
+        let b = gather::<W>(bodies, &self.index_b, false);
+        let n = self.normal;
+        let t = Vec2W { x: n.y, y: -n.x };
+        let (m_a, i_a) = (self.inv_mass_a, self.inv_inertia_a);
+        let (m_b, i_b) = (self.inv_mass_b, self.inv_inertia_b);
+        let (zero, one) = (W::ZERO, W::splat(1.0));
+        let cross = |r: Vec2W<W>, v: Vec2W<W>| r.x * v.y - r.y * v.x;
+        for p in &mut self.points {
+            let live = p.tangent_mass.gt(zero);
+            let (r_a, r_b) = (p.r_a, p.r_b);
+            let (rn_a, rn_b) = (cross(r_a, n), cross(r_b, n));
+            let k_normal = m_a + m_b + i_a * rn_a * rn_a + i_b * rn_b * rn_b;
+            let (rt_a, rt_b) = (cross(r_a, t), cross(r_b, t));
+            let k_tangent = m_a + m_b + i_a * rt_a * rt_a + i_b * rt_b * rt_b;
+            p.normal_mass = W::select(live.and(k_normal.gt(zero)), one / k_normal, zero);
+            p.tangent_mass = W::select(live.and(k_tangent.gt(zero)), one / k_tangent, zero);
+            // dv = v_b + w_b x r_b - v_a - w_a x r_a, with w x r = (-w r.y, w r.x).
+            let dv_x = b.v.x + (-b.w) * r_b.y - a.v.x - (-a.w) * r_a.y;
+            let dv_y = b.v.y + b.w * r_b.x - a.v.y - a.w * r_a.x;
+            p.relative_velocity = W::select(live, n.x * dv_x + n.y * dv_y, zero);
+            let (d_x, d_y) = (r_b.x - r_a.x, r_b.y - r_a.y);
+            p.adjusted_separation = p.adjusted_separation - (n.x * d_x + n.y * d_y);
+        }
+    }
+
+    /// Copy lane `l`'s accumulated impulses to its contact, and do the quarantine's
+    /// contact pass for it (`hold_contact`) while it is in cache.
     #[inline]
-    fn store_lane(&self, l: usize, contacts: &DisjointMut<Contact>) {
+    fn store_lane(&self, l: usize, contacts: &DisjointMut<Contact>, tally: &mut ContactTally) {
         let k = self.contacts.as_ref()[l];
         if k == u32::MAX {
             return;
@@ -377,6 +399,7 @@ impl<W: Wide> ContactBatch<W> {
             mp.tangent_impulse = p.tangent_impulse.lane(l);
             mp.max_normal_impulse = p.max_normal_impulse.lane(l);
         }
+        hold_contact(contact, tally);
     }
 
     /// Warm start: apply the accumulated impulses.
@@ -539,11 +562,14 @@ impl<W: Wide> StepW<W> {
 /// What a lane is prepared from: a contact read directly (`ContactLane`, the step), or a
 /// constraint already prepared (`ContactConstraint`, the tests that compare the kernels).
 pub(crate) trait LaneSource {
+    /// `write` leaves the batch for `ContactBatch::finish_lanes` to complete.
+    const INPUTS_ONLY: bool;
     /// Write lane `l` of `batch`.
     fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]);
 }
 
 impl LaneSource for ContactConstraint {
+    const INPUTS_ONLY: bool = false;
     #[inline(always)]
     fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]) {
         batch.set_lane(l, self, bodies);
@@ -565,9 +591,10 @@ pub(crate) struct ContactLane<'a> {
 }
 
 impl LaneSource for ContactLane<'_> {
+    const INPUTS_ONLY: bool = true;
     #[inline(always)]
     fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]) {
-        batch.set_lane_from_contact(l, self, bodies);
+        batch.set_lane_inputs(l, self, bodies);
     }
 }
 
@@ -662,7 +689,7 @@ impl WideContacts {
                 &lanes,
                 &self.order,
                 &mut self.overflow,
-                no_batches,
+                (no_batches, finish_lanes4),
                 &Threads::default(),
             );
             return;
@@ -681,7 +708,7 @@ impl WideContacts {
                 &lanes,
                 &self.order,
                 &mut self.overflow,
-                &mut self.batches8,
+                (&mut self.batches8, avx2::finish_lanes),
                 threads,
             );
             return;
@@ -698,7 +725,7 @@ impl WideContacts {
             &lanes,
             &self.order,
             &mut self.overflow,
-            &mut self.batches4,
+            (&mut self.batches4, finish_lanes4),
             threads,
         );
     }
@@ -777,20 +804,24 @@ impl WideContacts {
         });
     }
 
-    /// Copy the accumulated impulses to the contacts for the next warm start.
+    /// Copy the accumulated impulses to the contacts for the next warm start, and hold
+    /// them as the quarantine would (the tally of what was held is returned).
     /// In constraint order, which is the contacts' order: the writes go through the
     /// contacts in memory order.
-    pub(crate) fn store_impulses(&self, contacts: &mut [Contact], threads: &Threads) {
+    pub(crate) fn store_impulses(
+        &self,
+        contacts: &mut [Contact],
+        threads: &Threads,
+    ) -> ContactTally {
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            store_impulses(
+            return store_impulses(
                 &self.slots,
                 &self.overflow,
                 &self.batches8,
                 contacts,
                 threads,
             );
-            return;
         }
         store_impulses(
             &self.slots,
@@ -798,7 +829,7 @@ impl WideContacts {
             &self.batches4,
             contacts,
             threads,
-        );
+        )
     }
 
     /// Number of constraints in the one-lane overflow.
@@ -813,6 +844,17 @@ impl WideContacts {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::*;
+
+    /// `ContactBatch::finish_lanes` for eight lanes. Only given to `write_lanes` when
+    /// `avx2_available()` (`WideContacts::build`).
+    pub fn finish_lanes(batch: &mut ContactBatch<F32x8>, bodies: &[SolverBody]) {
+        #[target_feature(enable = "avx2")]
+        unsafe fn finish(batch: &mut ContactBatch<F32x8>, bodies: &[SolverBody]) {
+            batch.finish_lanes(bodies);
+        }
+        // SAFETY: `WideContacts::build` passes this only when the CPU has AVX2.
+        unsafe { finish(batch, bodies) }
+    }
 
     /// # Safety
     /// The CPU must support AVX2.
@@ -958,7 +1000,7 @@ fn write_lanes<W: Wide, S: LaneSource, P, F>(
     lanes: &Lanes<P, F>,
     order: &[u32],
     overflow: &mut [ContactBatch<f32>],
-    batches: &mut [ContactBatch<W>],
+    (batches, finish): (&mut [ContactBatch<W>], FinishLanes<W>),
     threads: &Threads,
 ) where
     ContactBatch<W>: Send + Sync,
@@ -976,26 +1018,40 @@ fn write_lanes<W: Wide, S: LaneSource, P, F>(
                 // SAFETY: the overflow is written by part 0 only, each batch once.
                 let batch = unsafe { overflow.get(b) };
                 (lanes.prepare)(k as usize).write(batch, 0, bodies);
+                if S::INPUTS_ONLY {
+                    batch.finish_lanes(bodies);
+                }
             }
         }
         let per = batch_count.div_ceil(parts).max(1);
         let end = ((part + 1) * per).min(batch_count);
         let first = (part * per).min(end);
         let run = &order[first * W::LANES..end * W::LANES];
-        for (i, &k) in run.iter().enumerate() {
-            if let Some(&ahead) = run.get(i + PREPARE_AHEAD) {
-                if ahead != u32::MAX {
+        for (i, lane_ks) in run.chunks_exact(W::LANES).enumerate() {
+            // SAFETY: batch `first + i` belongs to this part's run alone.
+            let batch = unsafe { batches.get(first + i) };
+            for (l, &k) in lane_ks.iter().enumerate() {
+                let ahead = run.get(i * W::LANES + l + PREPARE_AHEAD);
+                if let Some(&ahead) = ahead.filter(|&&k| k != u32::MAX) {
                     (lanes.prefetch)(ahead as usize);
                 }
+                if k != u32::MAX {
+                    (lanes.prepare)(k as usize).write(batch, l, bodies);
+                }
             }
-            if k == u32::MAX {
-                continue;
+            if S::INPUTS_ONLY {
+                finish(batch, bodies);
             }
-            // SAFETY: batch `first + i / LANES` belongs to this part's run alone.
-            let batch = unsafe { batches.get(first + i / W::LANES) };
-            (lanes.prepare)(k as usize).write(batch, i % W::LANES, bodies);
         }
     });
+}
+
+/// `ContactBatch::finish_lanes` for one width (the AVX2 copy for eight lanes).
+type FinishLanes<W> = fn(&mut ContactBatch<W>, &[SolverBody]);
+
+/// `ContactBatch::finish_lanes` for four lanes (SSE2 on x86_64).
+fn finish_lanes4(batch: &mut ContactBatch<F32x4>, bodies: &[SolverBody]) {
+    batch.finish_lanes(bodies);
 }
 
 /// Warm start: apply the accumulated impulses.
@@ -1057,15 +1113,18 @@ fn store_impulses<W: Wide>(
     batches: &[ContactBatch<W>],
     contacts: &mut [Contact],
     threads: &Threads,
-) where
+) -> ContactTally
+where
     ContactBatch<W>: Send + Sync,
 {
     let contacts = DisjointMut::new(contacts);
+    let total = Mutex::new(ContactTally::default());
     let worth_it = slots.len() >= MIN_SPLIT * threads.count();
     threads.split(worth_it, |part, parts| {
         let per = slots.len().div_ceil(parts);
         let end = ((part + 1) * per).min(slots.len());
         let run = &slots[(part * per).min(end)..end];
+        let mut tally = ContactTally::default();
         for (i, &slot) in run.iter().enumerate() {
             if let Some(&ahead) = run.get(i + PREFETCH_AHEAD) {
                 let k = match Slot::of::<W>(ahead) {
@@ -1077,11 +1136,19 @@ fn store_impulses<W: Wide>(
                 }
             }
             match Slot::of::<W>(slot) {
-                Slot::Overflow(b) => overflow[b].store_lane(0, &contacts),
-                Slot::Lane(b, l) => batches[b].store_lane(l, &contacts),
+                Slot::Overflow(b) => overflow[b].store_lane(0, &contacts, &mut tally),
+                Slot::Lane(b, l) => batches[b].store_lane(l, &contacts, &mut tally),
             }
         }
+        // The merge is a sum and a maximum: the same in any order.
+        total
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .merge(&tally);
     });
+    total
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

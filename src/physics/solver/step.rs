@@ -21,7 +21,7 @@ use super::contact::{BiasMode, ContactSolver};
 use super::joints::JointSolver;
 use super::{SolverBody, StepContext};
 use crate::physics::body::{Body, BodyKind};
-use crate::physics::contact::Contact;
+use crate::physics::contact::{Contact, ContactUpdate};
 use crate::physics::handle::Arena;
 use crate::physics::joint::Joint;
 use crate::physics::math::{Rot, Vec2};
@@ -97,6 +97,9 @@ pub(crate) struct StepWorld<'a> {
     pub bodies: &'a mut Arena<Body>,
     pub joints: &'a mut Arena<Joint>,
     pub contacts: &'a mut [Contact],
+    /// The body slots of each touching contact from this step's narrow phase, when they
+    /// are in step with `contacts` (`ContactSet::with_touching_slots`).
+    pub touching: Option<&'a [ContactUpdate]>,
     /// Slot indices of the awake non-static bodies, ascending (solver index - 1).
     pub awake: &'a [usize],
 }
@@ -286,7 +289,7 @@ impl StepSolver {
         }
         self.halt.prepared = true;
         self.contacts.prepare(
-            world.contacts,
+            (world.contacts, world.touching),
             world.bodies,
             (&self.bodies, &self.solver_index_by_slot),
             ctx,
