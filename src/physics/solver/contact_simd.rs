@@ -379,7 +379,7 @@ impl<W: Wide> ContactBatch<W> {
             let dv_y = b.v.y + b.w * r_b.x - a.v.y - a.w * r_a.x;
             p.relative_velocity = W::select(live, n.x * dv_x + n.y * dv_y, zero);
             let (d_x, d_y) = (r_b.x - r_a.x, r_b.y - r_a.y);
-            p.adjusted_separation = p.adjusted_separation - (n.x * d_x + n.y * d_y);
+            p.adjusted_separation -= n.x * d_x + n.y * d_y;
         }
     }
 
