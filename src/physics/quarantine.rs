@@ -17,6 +17,15 @@
 //! 4. holds every contact impulse in that range, and empties a manifold holding a number
 //!    that is not finite (the next collide computes it afresh).
 //!
+//! Step 4 for the soft step's contacts is done by its impulse store, for each contact it
+//! writes, while the contact is in cache ([`hold_contact`], counted in a [`ContactTally`]);
+//! the quarantine then visits only the contacts the solver did not write: the touching
+//! contacts of sleeping bodies and the manifolds without points whose normal the narrow
+//! phase found not finite (a manifold without points is its normal: the narrow phase checks
+//! every one it leaves). It falls back to the pass over every contact when a body was frozen
+//! (its contacts changed) or the store met a number that is not finite. Either way every
+//! contact ends the same, and the stats count the same.
+//!
 //! Everything it does is reported in [`StepStats`] (`quarantined_bodies`,
 //! `quarantined_joints`, `quarantined_contacts`); the testbed shows an error line naming the
 //! bodies and the command line's `run` exits with status 3.

@@ -52,7 +52,7 @@ use super::graph::ConstraintGraph;
 use super::wide::{F32x4, Vec2W, Wide};
 #[cfg(target_arch = "x86_64")]
 use super::wide8::{avx2_available, F32x8};
-use super::{SolverBody, StepContext};
+use super::{Softness, SolverBody, StepContext};
 use crate::physics::contact::Contact;
 use crate::physics::math::Vec2;
 use crate::physics::quarantine::{hold_contact, ContactTally};
@@ -243,28 +243,48 @@ impl<W: Wide> ContactBatch<W> {
         b.w += self.inv_inertia_b * (r_b.x * p.y - r_b.y * p.x);
     }
 
+    /// Write lane `l`'s per-constraint fields (everything but the points); the masses and
+    /// where the bodies are written back come from the solver bodies.
+    #[inline(always)]
+    fn set_lane_common(&mut self, l: usize, lane: &LaneCommon, bodies: &[SolverBody]) {
+        fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
+            x.set_lane(l, value);
+        }
+        let (index_a, index_b) = lane.bodies;
+        let (body_a, body_b) = (&bodies[index_a], &bodies[index_b]);
+        self.index_a.as_mut()[l] = index_a as u32;
+        self.index_b.as_mut()[l] = index_b as u32;
+        self.contacts.as_mut()[l] = lane.contact;
+        self.store_a.as_mut()[l] = store_index(index_a, body_a);
+        self.store_b.as_mut()[l] = store_index(index_b, body_b);
+        set(&mut self.normal.x, l, lane.normal.x);
+        set(&mut self.normal.y, l, lane.normal.y);
+        set(&mut self.friction, l, lane.friction);
+        set(&mut self.restitution, l, lane.restitution);
+        set(&mut self.bias_rate, l, lane.softness.bias_rate);
+        set(&mut self.mass_scale, l, lane.softness.mass_scale);
+        set(&mut self.impulse_scale, l, lane.softness.impulse_scale);
+        set(&mut self.inv_mass_a, l, body_a.inv_mass);
+        set(&mut self.inv_inertia_a, l, body_a.inv_inertia);
+        set(&mut self.inv_mass_b, l, body_b.inv_mass);
+        set(&mut self.inv_inertia_b, l, body_b.inv_inertia);
+        self.any_restitution |= lane.restitution != 0.0;
+    }
+
     /// Prepare: write a prepared scalar constraint into lane `l`.
     fn set_lane(&mut self, l: usize, c: &ContactConstraint, bodies: &[SolverBody]) {
         fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
             x.set_lane(l, value);
         }
-        self.index_a.as_mut()[l] = c.index_a as u32;
-        self.index_b.as_mut()[l] = c.index_b as u32;
-        self.contacts.as_mut()[l] = c.contact as u32;
-        set(&mut self.normal.x, l, c.normal.x);
-        set(&mut self.normal.y, l, c.normal.y);
-        set(&mut self.friction, l, c.friction);
-        set(&mut self.restitution, l, c.restitution);
-        set(&mut self.bias_rate, l, c.softness.bias_rate);
-        set(&mut self.mass_scale, l, c.softness.mass_scale);
-        set(&mut self.impulse_scale, l, c.softness.impulse_scale);
-        let (body_a, body_b) = (&bodies[c.index_a], &bodies[c.index_b]);
-        self.store_a.as_mut()[l] = store_index(c.index_a, body_a);
-        self.store_b.as_mut()[l] = store_index(c.index_b, body_b);
-        set(&mut self.inv_mass_a, l, body_a.inv_mass);
-        set(&mut self.inv_inertia_a, l, body_a.inv_inertia);
-        set(&mut self.inv_mass_b, l, body_b.inv_mass);
-        set(&mut self.inv_inertia_b, l, body_b.inv_inertia);
+        let lane = LaneCommon {
+            bodies: (c.index_a, c.index_b),
+            contact: c.contact as u32,
+            normal: c.normal,
+            friction: c.friction,
+            restitution: c.restitution,
+            softness: c.softness,
+        };
+        self.set_lane_common(l, &lane, bodies);
         // Unused points of a one-point manifold are all zeros: their impulses stay zero.
         for (p, cp) in self.points.iter_mut().zip(&c.points) {
             set(&mut p.r_a.x, l, cp.r_a.x);
@@ -280,7 +300,6 @@ impl<W: Wide> ContactBatch<W> {
             set(&mut p.max_normal_impulse, l, cp.max_normal_impulse);
             set(&mut p.relative_velocity, l, cp.relative_velocity);
         }
-        self.any_restitution |= c.restitution != 0.0;
     }
 
     /// Prepare, first half: copy lane `l`'s inputs from a contact (`ContactLane`) into
@@ -296,29 +315,21 @@ impl<W: Wide> ContactBatch<W> {
         let (contact, ctx) = (src.contact, src.ctx);
         let manifold = &contact.manifold;
         let (index_a, index_b) = (src.index_a as usize, src.index_b as usize);
-        let (body_a, body_b) = (&bodies[index_a], &bodies[index_b]);
         let softness = if index_a == 0 || index_b == 0 {
             ctx.static_softness
         } else {
             ctx.contact_softness
         };
         let warm = ctx.warm_starting() && ctx.settings.accumulate_impulses;
-        self.index_a.as_mut()[l] = src.index_a;
-        self.index_b.as_mut()[l] = src.index_b;
-        self.contacts.as_mut()[l] = src.contact_index;
-        self.store_a.as_mut()[l] = store_index(index_a, body_a);
-        self.store_b.as_mut()[l] = store_index(index_b, body_b);
-        set(&mut self.normal.x, l, manifold.normal.x);
-        set(&mut self.normal.y, l, manifold.normal.y);
-        set(&mut self.friction, l, contact.friction);
-        set(&mut self.restitution, l, contact.restitution);
-        set(&mut self.bias_rate, l, softness.bias_rate);
-        set(&mut self.mass_scale, l, softness.mass_scale);
-        set(&mut self.impulse_scale, l, softness.impulse_scale);
-        set(&mut self.inv_mass_a, l, body_a.inv_mass);
-        set(&mut self.inv_inertia_a, l, body_a.inv_inertia);
-        set(&mut self.inv_mass_b, l, body_b.inv_mass);
-        set(&mut self.inv_inertia_b, l, body_b.inv_inertia);
+        let lane = LaneCommon {
+            bodies: (index_a, index_b),
+            contact: src.contact_index,
+            normal: manifold.normal,
+            friction: contact.friction,
+            restitution: contact.restitution,
+            softness,
+        };
+        self.set_lane_common(l, &lane, bodies);
         let points = manifold.points();
         for (k, p) in self.points.iter_mut().enumerate() {
             // An unused point is `ContactConstraintPoint::default()`: all zeros.
@@ -343,7 +354,6 @@ impl<W: Wide> ContactBatch<W> {
             set(&mut p.tangent_impulse, l, tangent_impulse);
             set(&mut p.max_normal_impulse, l, 0.0);
         }
-        self.any_restitution |= contact.restitution != 0.0;
     }
 
     /// Prepare, second half, every lane at once (see `set_lane_inputs`), in the scalar
@@ -574,6 +584,18 @@ impl LaneSource for ContactConstraint {
     fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]) {
         batch.set_lane(l, self, bodies);
     }
+}
+
+/// A constraint's fields other than its points (`ContactBatch::set_lane_common`).
+struct LaneCommon {
+    /// Solver body indices `(a, b)`.
+    bodies: (usize, usize),
+    /// Index of the contact in the world's array.
+    contact: u32,
+    normal: Vec2,
+    friction: f32,
+    restitution: f32,
+    softness: Softness,
 }
 
 /// A touching contact and its solver bodies, to be prepared into a lane: the soft step's
