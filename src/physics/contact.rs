@@ -309,7 +309,7 @@ pub(crate) struct ContactSet {
     pub(crate) new_pairs: Vec<(u32, u32)>,
     /// What the last narrow phase did to each contact (`Outcome` bits), and the body slots
     /// of the contacts it left touching: in step with `contacts` from `update_manifolds`
-    /// until the contacts next change (`touching_slots`).
+    /// until the contacts next change (`with_touching_slots`).
     outcomes: Vec<ContactUpdate>,
 }
 

@@ -188,8 +188,8 @@ impl World {
                     if written.next_if_eq(&&(ci as u32)).is_some() {
                         continue;
                     }
-                    // Without points, a manifold is its normal: the narrow phase checked
-                    // it (`NONFINITE`) or left it as the last quarantine did.
+                    // Without points, a manifold is its normal, which the narrow phase
+                    // checked for every contact it left (`NONFINITE`).
                     if update.slots == NOT_TOUCHING && !update.nonfinite() {
                         continue;
                     }

@@ -372,10 +372,10 @@ impl ContactConstraint {
     }
 
     /// `prepare` from the bodies' solver indices, inverse masses and inertias
-    /// `[m_a, i_a, m_b, i_b]` (zero for index 0) and the arms of point `k`, `anchors(k)`:
-    /// the soft step takes them from the solver bodies and the manifold cache, so it
-    /// prepares without reading the bodies.
-    pub(super) fn prepare_with(
+    /// `[m_a, i_a, m_b, i_b]` (zero for index 0) and the arms of point `k`, `anchors(k)`.
+    /// The soft step's lanes (`ContactBatch::set_lane_inputs`, then `finish_lanes`) compute
+    /// the same floats in the same order, without this scalar constraint.
+    fn prepare_with(
         contact: &Contact,
         contact_index: usize,
         (index_a, index_b): (usize, usize),
