@@ -319,7 +319,6 @@ fn broken_state_survives_determinism_and_exact_export() {
         .collect();
     let touching = one
         .contacts()
-        .iter()
         .filter(|c| c.manifold().count > 0)
         .filter(|c| {
             parted.contains(&(c.body_a(), c.body_b())) || parted.contains(&(c.body_b(), c.body_a()))

@@ -303,7 +303,7 @@ fn check_finite_state(world: &World) -> Result<(), String> {
             return Err(format!("NaN: joint #{i} {field} = {v}"));
         }
     }
-    for (i, c) in world.contacts().iter().enumerate() {
+    for (i, c) in world.contacts().enumerate() {
         let m = c.manifold();
         let ok = finite_vec(m.normal)
             && m.points().iter().all(|p| {

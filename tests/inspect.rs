@@ -104,7 +104,7 @@ fn a_step_halted_in_a_later_classic_sub_step_counts_each_contact_once() {
     let mut w = world.clone();
     let p = w.step_until(DT, HaltPoint::Iteration(iterations + 3));
     assert!(p.halted && p.substep == 2);
-    let touching: Vec<_> = w.contacts().iter().filter(|c| c.is_touching()).collect();
+    let touching: Vec<_> = w.contacts().filter(|c| c.is_touching()).collect();
     let points: usize = touching.iter().map(|c| c.manifold().points().len()).sum();
     let stats = w.stats();
     // A 4-row pyramid on the ground: 10 boxes, at least 13 touching pairs.

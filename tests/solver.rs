@@ -222,7 +222,6 @@ fn block_solver_gives_a_resting_box_two_equal_impulses() {
     }
     let contact = world
         .contacts()
-        .iter()
         .find(|c| c.is_touching())
         .expect("box touches ground");
     let points = contact.manifold().points();

@@ -30,7 +30,6 @@ fn sticky_stack() -> (World, Vec<BodyHandle>) {
 fn anchors(world: &World) -> Vec<(BodyHandle, BodyHandle, contact_sticky::StickyAnchors)> {
     world
         .contacts()
-        .iter()
         .filter(|c| c.is_touching())
         .map(|c| (c.body_a(), c.body_b(), *c.sticky_anchors()))
         .collect()

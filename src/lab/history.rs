@@ -35,7 +35,7 @@ impl Replay for Session {
         // Measured on the benchmark scenes: ~1 kB a body, ~400 B a contact pair, ~300 B a
         // joint, including the broad phase and solver scratch.
         1000 * self.world.body_count()
-            + 400 * self.world.contacts().len()
+            + 400 * self.world.contact_count()
             + 300 * self.world.joint_count()
             + 4096
     }

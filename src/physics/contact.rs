@@ -276,6 +276,20 @@ impl Contact {
     /// same feature id. Both slots are handled by value and the manifold is written once
     /// (a loop over `points_mut()` kept the fresh manifold in memory and read it back
     /// straight after the narrow phase wrote it).
+    /// Dead: the pair was removed; it waits in the array for `ContactSet::compact`.
+    pub(crate) fn is_dead(&self) -> bool {
+        self.key == DEAD_KEY
+    }
+
+    /// Mark dead: no points (so no reader takes it for touching), no cache, no anchors.
+    fn kill(&mut self) {
+        self.key = DEAD_KEY;
+        self.manifold = Manifold::EMPTY;
+        self.cache.valid = false;
+        self.recycled = false;
+        self.sticky = None;
+    }
+
     pub(crate) fn update_manifold(&mut self, fresh: Manifold) {
         let old = &self.manifold;
         let carry = |mut point: ManifoldPoint, used: bool| {
@@ -301,9 +315,19 @@ impl Contact {
 
 /// The contact set: one `Contact` per shape pair whose fat boxes overlap, kept across
 /// steps in creation order (the solver order), with the set of their pair keys.
+///
+/// A pair whose fat boxes part is not taken out of `contacts` at once: it is marked dead
+/// (`Contact::is_dead`: key `DEAD_KEY`, no manifold points, its pair key gone from
+/// `pair_keys`) and stays in place until dead contacts make up `1 / COMPACT_EVERY` of the
+/// array, when one pass (`compact`) drops them all. Removing them every step moved the
+/// whole array behind the first removal, every step (the contacts are over 200 bytes).
+/// The live contacts keep their order either way, so the solver sees the same contacts
+/// in the same order; every reader of `contacts` skips the dead ones (`live`).
 #[derive(Clone, Default)]
 pub(crate) struct ContactSet {
     pub(crate) contacts: Vec<Contact>,
+    /// How many of `contacts` are dead.
+    dead: usize,
     pub(crate) pair_keys: PairSet,
     /// Scratch: the pairs the broad phase reported this step.
     pub(crate) new_pairs: Vec<(u32, u32)>,
@@ -326,6 +350,12 @@ pub(crate) struct ContactUpdate {
 /// `ContactUpdate::slots` of a contact without manifold points.
 pub(crate) const NOT_TOUCHING: [u32; 2] = [u32::MAX; 2];
 
+/// The key of a dead contact (no pair of shape slots has it).
+const DEAD_KEY: u64 = u64::MAX;
+
+/// Dead contacts are dropped once they are this fraction (1 / `COMPACT_EVERY`) of the array.
+const COMPACT_EVERY: usize = 8;
+
 impl ContactUpdate {
     fn new(mut flags: u8, c: &Contact) -> ContactUpdate {
         let slots = if c.manifold.count > 0 {
@@ -346,6 +376,36 @@ impl ContactUpdate {
 }
 
 impl ContactSet {
+    /// The live contacts, in order.
+    pub(crate) fn live(&self) -> impl Iterator<Item = &Contact> + Clone + '_ {
+        self.contacts.iter().filter(|c| !c.is_dead())
+    }
+
+    /// The live contacts, in order.
+    pub(crate) fn live_mut(&mut self) -> impl Iterator<Item = &mut Contact> + '_ {
+        self.contacts.iter_mut().filter(|c| !c.is_dead())
+    }
+
+    /// How many contacts are live.
+    pub(crate) fn live_count(&self) -> usize {
+        self.contacts.len() - self.dead
+    }
+
+    /// Drop the dead contacts (and their outcomes, when in step), keeping the order.
+    fn compact(&mut self) {
+        if self.dead == 0 {
+            return;
+        }
+        if self.outcomes.len() == self.contacts.len() {
+            let mut live = self.contacts.iter().map(|c| !c.is_dead());
+            self.outcomes.retain(|_| live.next().unwrap_or(false));
+        } else {
+            self.outcomes.clear();
+        }
+        self.contacts.retain(|c| !c.is_dead());
+        self.dead = 0;
+    }
+
     /// The contacts, and per contact the body slots of the touching ones (`NOT_TOUCHING`
     /// for the others) as the last `update_manifolds` left them: `None` when the contacts
     /// were added or removed since (the solver then reads the contacts).
@@ -468,11 +528,15 @@ fn speculative_distance(
 
 impl ContactSet {
     /// Remove the contacts `pred` picks, with their pair keys.
+    /// Dead contacts go too.
     pub(crate) fn remove_where(&mut self, mut pred: impl FnMut(&Contact) -> bool) {
         self.outcomes.clear();
+        self.dead = 0;
         let keys = &mut self.pair_keys;
         self.contacts.retain(|c| {
-            if pred(c) {
+            if c.is_dead() {
+                false
+            } else if pred(c) {
                 keys.remove(&c.key);
                 false
             } else {
@@ -587,6 +651,9 @@ impl ContactSet {
         // manifold every step, as Box2D-Lite).
         let recycle = relative_closing;
         let narrow = |c: &mut Contact| -> u8 {
+            if c.is_dead() {
+                return 0;
+            }
             let body_a = bodies.at(c.body_a.index());
             let body_b = bodies.at(c.body_b.index());
             if !body_a.awake && !body_b.awake {
@@ -595,7 +662,7 @@ impl ContactSet {
             let shape_a = shapes.at(c.shape_a.index());
             let shape_b = shapes.at(c.shape_b.index());
             if !shape_a.fat_aabb.overlaps(&shape_b.fat_aabb) {
-                c.key = u64::MAX;
+                c.kill();
                 return Outcome::REMOVED;
             }
             let speculative =
@@ -680,15 +747,15 @@ impl ContactSet {
         }
         if any_removed {
             let keys = &mut self.pair_keys;
-            self.contacts.retain(|c| {
-                if c.key == u64::MAX {
+            for (c, outcome) in self.contacts.iter().zip(&self.outcomes) {
+                if outcome.flags & Outcome::REMOVED != 0 {
                     keys.remove(&pair_key(c.shape_a.index(), c.shape_b.index()));
-                    false
-                } else {
-                    true
+                    self.dead += 1;
                 }
-            });
-            self.outcomes.retain(|u| u.flags & Outcome::REMOVED == 0);
+            }
+            if self.dead * COMPACT_EVERY > self.contacts.len() {
+                self.compact();
+            }
         }
         stats.manifolds_reused += reused;
         to_wake
@@ -826,5 +893,74 @@ mod tests {
         contact.cache_manifold(xf_a.p, xf_b.p, &xf_a, &xf_b);
         assert!(!contact.cache.valid);
         assert!(!contact.recycle(xf_a.p, xf_b.p, &xf_a, &xf_b, 0.71));
+    }
+
+    /// Parted pairs wait dead in the array and are dropped in batches; a world whose dead
+    /// contacts are dropped every step (as before) steps bit for bit the same, reports the
+    /// same contacts in the same order, and no reader sees a dead one.
+    #[test]
+    fn dead_contacts_wait_in_place_without_changing_anything() {
+        use crate::physics::body::BodyDef;
+        use crate::physics::settings::{SolverKind, SolverSettings};
+        use crate::physics::shape::{Geometry, Polygon, ShapeDef};
+        use crate::physics::world::World;
+        let mut a = World::new(SolverSettings {
+            solver: SolverKind::SoftStep,
+            sleep: false,
+            ..SolverSettings::default()
+        });
+        let ground = a
+            .create_body(&BodyDef::fixed(Vec2::new(0.0, -1.0)))
+            .unwrap();
+        let slab = Geometry::Polygon(Polygon::new_box(30.0, 1.0).unwrap());
+        a.create_shape(ground, &ShapeDef::new(slab)).unwrap();
+        let cube = Geometry::Polygon(Polygon::new_box(0.5, 0.5).unwrap());
+        // A resting pyramid (most of the contacts) ...
+        for row in 0..12 {
+            for k in 0..12 - row {
+                let x = (k as f32 - (11 - row) as f32 * 0.5) * 1.05;
+                let body = a
+                    .create_body(&BodyDef::dynamic(Vec2::new(x, 0.5 + row as f32)))
+                    .unwrap();
+                a.create_shape(body, &ShapeDef::new(cube)).unwrap();
+            }
+        }
+        // ... and a row of boxes high above, flying apart: their pairs part a few a step.
+        for k in 0..40 {
+            let v = Vec2::new((k as f32 - 19.5) * 0.4, 0.0);
+            let def = BodyDef::dynamic(Vec2::new(k as f32 * 1.01 - 20.0, 30.0)).linear_velocity(v);
+            let body = a.create_body(&def).unwrap();
+            a.create_shape(body, &ShapeDef::new(cube)).unwrap();
+        }
+        let mut b = a.clone();
+        let (mut most_dead, mut compactions) = (0, 0);
+        for step in 0..240 {
+            let dead_before = a.contacts.dead;
+            a.step(1.0 / 60.0);
+            b.step(1.0 / 60.0);
+            // Reports before the compaction: it moves contacts under the solver's colours.
+            let b_reports = b.contact_point_reports();
+            b.contacts.compact();
+            assert_eq!(b.contacts.dead, 0);
+            let dead = a.contacts.dead;
+            most_dead = most_dead.max(dead);
+            if dead < dead_before {
+                compactions += 1;
+            }
+            assert!(
+                dead * COMPACT_EVERY <= a.contacts.contacts.len(),
+                "step {step}"
+            );
+            assert_eq!(a.state_hash(), b.state_hash(), "step {step}");
+            assert_eq!(a.contact_count(), b.contacts.contacts.len(), "step {step}");
+            assert_eq!(a.contacts().count(), a.contact_count(), "step {step}");
+            assert_eq!(a.stats().pairs, a.contact_count(), "step {step}");
+            assert!(a.contacts().all(|c| !c.is_dead()));
+            let keys = |w: &World| w.contacts().map(|c| c.key).collect::<Vec<_>>();
+            assert_eq!(keys(&a), keys(&b), "step {step}");
+            assert_eq!(a.contact_point_reports(), b_reports, "step {step}");
+        }
+        assert!(most_dead >= 5, "at most {most_dead} dead contacts at once");
+        assert!(compactions >= 1, "never compacted");
     }
 }

@@ -210,7 +210,7 @@ impl World {
             // Impulses are drawn 0.1 m per N s, normals 0.3 m long (Box2D's testbed scales).
             const IMPULSE_SCALE: f32 = 0.1;
             const NORMAL_LENGTH: f32 = 0.3;
-            for c in &self.contacts.contacts {
+            for c in self.contacts.live() {
                 let n = c.manifold.normal;
                 let t = Vec2::new(n.y, -n.x);
                 for p in c.manifold.points() {

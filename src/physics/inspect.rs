@@ -90,10 +90,13 @@ impl World {
         let slop = self.settings.allowed_penetration;
         let warm = self.settings.warm_starting && self.settings.accumulate_impulses;
         let mut out = Vec::new();
-        for (ci, c) in contacts.iter().enumerate() {
+        // `ci` indexes the whole array (dead contacts included), `live` counts as
+        // `World::contacts` does.
+        let live_indices = contacts.iter().enumerate().filter(|(_, c)| !c.is_dead());
+        for (live, (ci, c)) in live_indices.enumerate() {
             for (k, p) in c.manifold.points().iter().enumerate() {
                 out.push(ContactPointReport {
-                    contact: ci,
+                    contact: live,
                     index: k,
                     point: p.point,
                     normal: c.manifold.normal,
@@ -158,7 +161,7 @@ impl World {
             let b = self.bodies.at(h.index());
             b.awake && b.kind != BodyKind::Static
         };
-        for c in &self.contacts.contacts {
+        for c in self.contacts.live() {
             let dynamic = |h: BodyHandle| self.bodies.at(h.index()).kind == BodyKind::Dynamic;
             if c.manifold.count > 0
                 && awake(c.body_a)

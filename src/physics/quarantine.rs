@@ -258,7 +258,7 @@ impl World {
             (c.body_a == handle && !other_moves(c.body_b))
                 || (c.body_b == handle && !other_moves(c.body_a))
         });
-        for c in self.contacts.contacts.iter_mut() {
+        for c in self.contacts.live_mut() {
             if c.body_a == handle || c.body_b == handle {
                 for p in c.manifold.points_mut() {
                     p.normal_impulse = 0.0;

@@ -72,7 +72,7 @@ impl World {
             }
             eat(b.awake as u32);
         }
-        for c in &self.contacts.contacts {
+        for c in self.contacts.live() {
             for p in c.manifold.points() {
                 eat(p.normal_impulse.to_bits());
                 eat(p.tangent_impulse.to_bits());

@@ -225,8 +225,13 @@ impl World {
     }
 
     /// Every shape pair whose fat boxes overlap, in solver order.
-    pub fn contacts(&self) -> &[Contact] {
-        &self.contacts.contacts
+    pub fn contacts(&self) -> impl Iterator<Item = &Contact> + Clone + '_ {
+        self.contacts.live()
+    }
+
+    /// How many shape pairs have overlapping fat boxes (`contacts().count()`).
+    pub fn contact_count(&self) -> usize {
+        self.contacts.live_count()
     }
 
     pub fn body_count(&self) -> usize {
@@ -427,8 +432,7 @@ impl World {
         }
         let touched: Vec<BodyHandle> = self
             .contacts
-            .contacts
-            .iter()
+            .live()
             .filter_map(|c| {
                 if c.body_a == body {
                     Some(c.body_b)
@@ -605,7 +609,7 @@ impl World {
         b.extent = extent;
         if moved {
             // Recycled manifolds keep their points relative to the centres of mass.
-            for c in self.contacts.contacts.iter_mut() {
+            for c in self.contacts.live_mut() {
                 if c.body_a == handle || c.body_b == handle {
                     c.cache.valid = false;
                 }
@@ -988,14 +992,14 @@ impl World {
         stats.bodies = self.bodies.len();
         stats.awake_bodies = self.islands.awake.len();
         stats.joints = self.joints.len();
-        stats.pairs = self.contacts.contacts.len();
+        stats.pairs = self.contacts.live_count();
         if !std::mem::take(&mut self.contact_stats_done) {
             // Halted inside the step: the end-of-step quarantine did not count them (one
             // between classic sub-steps may have: start again).
             stats.contacts = 0;
             stats.manifold_points = 0;
             let mut max_penetration: f32 = 0.0;
-            for c in &self.contacts.contacts {
+            for c in self.contacts.live() {
                 if c.manifold.count > 0 {
                     stats.contacts += 1;
                     stats.manifold_points += c.manifold.count;

@@ -159,7 +159,6 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
     }
     let contacts = world
         .contacts()
-        .iter()
         .filter_map(|c| {
             let shape_a = *shape_id.get(&c.shape_a().index())?;
             let shape_b = *shape_id.get(&c.shape_b().index())?;

@@ -638,12 +638,10 @@ pub struct WideContacts {
     batches8: Vec<ContactBatch<F32x8>>,
     /// Batches of colour `c`: `starts[c]..starts[c + 1]` (non-empty colours only).
     starts: Vec<usize>,
-    /// Where each constraint of the last `build` sits (see `OVERFLOW`).
-    slots: Vec<u32>,
-    /// The inverse of `slots` for the wide batches: the constraint in lane `slot`
-    /// (`batch * LANES + lane`), `u32::MAX` for an empty lane.
+    /// The constraint in each lane of the wide batches (`batch * LANES + lane`),
+    /// `u32::MAX` for an empty lane.
     order: Vec<u32>,
-    /// The inverse of `slots` for the overflow: the constraint of each one-lane batch.
+    /// The constraint of each one-lane batch of the overflow.
     overflow_order: Vec<u32>,
     /// This step's batches are `batches8` (never set off x86_64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -675,10 +673,8 @@ impl WideContacts {
         );
         self.eight = false;
         self.overflow.clear();
-        // Where each constraint goes (`slots`, and its inverse `order`), colour by colour;
-        // then the batches are filled in order, lane by lane (see `write_lanes`).
-        self.slots.clear();
-        self.slots.resize(pairs.len(), 0);
+        // Which constraint goes in each lane (`order`), colour by colour; then the batches
+        // are filled in order, lane by lane (see `write_lanes`).
         self.overflow_order.clear();
         self.overflow_order.extend_from_slice(&self.graph.overflow);
         if self.force_one_lane {
@@ -687,9 +683,6 @@ impl WideContacts {
             for list in &self.graph.colors {
                 self.overflow_order.extend_from_slice(list);
             }
-        }
-        for (b, &k) in self.overflow_order.iter().enumerate() {
-            self.slots[k as usize] = OVERFLOW | b as u32;
         }
         self.overflow
             .resize(self.overflow_order.len(), ContactBatch::empty());
@@ -724,7 +717,7 @@ impl WideContacts {
                 &self.graph,
                 &mut self.batches8,
                 &mut self.starts,
-                (&mut self.slots, &mut self.order),
+                &mut self.order,
             );
             write_lanes(
                 &lanes,
@@ -741,7 +734,7 @@ impl WideContacts {
             &self.graph,
             &mut self.batches4,
             &mut self.starts,
-            (&mut self.slots, &mut self.order),
+            &mut self.order,
         );
         write_lanes(
             &lanes,
@@ -828,8 +821,6 @@ impl WideContacts {
 
     /// Copy the accumulated impulses to the contacts for the next warm start, and hold
     /// them as the quarantine would (the tally of what was held is returned).
-    /// In constraint order, which is the contacts' order: the writes go through the
-    /// contacts in memory order.
     pub(crate) fn store_impulses(
         &self,
         contacts: &mut [Contact],
@@ -837,21 +828,9 @@ impl WideContacts {
     ) -> ContactTally {
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            return store_impulses(
-                &self.slots,
-                &self.overflow,
-                &self.batches8,
-                contacts,
-                threads,
-            );
+            return store_impulses(&self.overflow, &self.batches8, contacts, threads);
         }
-        store_impulses(
-            &self.slots,
-            &self.overflow,
-            &self.batches4,
-            contacts,
-            threads,
-        )
+        store_impulses(&self.overflow, &self.batches4, contacts, threads)
     }
 
     /// Number of constraints in the one-lane overflow.
@@ -909,33 +888,8 @@ mod avx2 {
     }
 }
 
-/// In `slots`, the flag of a constraint in the one-lane overflow (the rest is its position
-/// there); without it, a slot is `batch * LANES + lane` in the wide batches.
-const OVERFLOW: u32 = 1 << 31;
-
-/// Where a constraint's slot points.
-#[derive(Clone, Copy)]
-enum Slot {
-    /// Batch `.0` of the one-lane overflow.
-    Overflow(usize),
-    /// Lane `.1` of wide batch `.0`.
-    Lane(usize, usize),
-}
-
-impl Slot {
-    #[inline(always)]
-    fn of<W: Wide>(slot: u32) -> Slot {
-        if slot & OVERFLOW != 0 {
-            Slot::Overflow((slot & !OVERFLOW) as usize)
-        } else {
-            let slot = slot as usize;
-            Slot::Lane(slot / W::LANES, slot % W::LANES)
-        }
-    }
-}
-
-/// Cut every colour into batches of `W::LANES` and give each constraint its slot, and each
-/// lane its constraint (`order`, `u32::MAX` for an empty lane); `starts` gets the first
+/// Cut every colour into batches of `W::LANES` and give each lane its constraint (`order`,
+/// `u32::MAX` for an empty lane); `starts` gets the first
 /// batch of each non-empty colour, then the batch count. The batches are reused from the
 /// last step: `set_lane` overwrites every field of a lane, so only the lanes left empty (in
 /// the last batch of a colour) are reset, and the restitution flags.
@@ -943,16 +897,13 @@ fn lay_out<W: Wide>(
     graph: &ConstraintGraph,
     batches: &mut Vec<ContactBatch<W>>,
     starts: &mut Vec<usize>,
-    (slots, order): (&mut [u32], &mut Vec<u32>),
+    order: &mut Vec<u32>,
 ) {
     starts.clear();
     starts.push(0);
     order.clear();
     let mut count = 0;
     for list in graph.colors.iter().filter(|list| !list.is_empty()) {
-        for (position, &k) in list.iter().enumerate() {
-            slots[k as usize] = (count * W::LANES + position) as u32;
-        }
         order.extend_from_slice(list);
         count += list.len().div_ceil(W::LANES);
         order.resize(count * W::LANES, u32::MAX);
@@ -970,10 +921,6 @@ fn lay_out<W: Wide>(
         }
     }
 }
-
-/// How many constraints ahead `store_impulses` asks for the contact it will write (the
-/// contacts are far apart in memory when many between them are not touching).
-const PREFETCH_AHEAD: usize = 8;
 
 /// Ask the CPU to bring `*item`'s first cache lines in (a hint: no effect on results;
 /// nothing off x86_64).
@@ -1126,11 +1073,12 @@ fn apply_restitution<W: Wide>(
     }
 }
 
-/// Copy the accumulated impulses to the contacts, constraint by constraint (`slots`);
-/// across `threads` by equal runs of constraints, whose contacts are disjoint (each
-/// constraint has its own contact).
+/// Copy the accumulated impulses to the contacts, batch after batch (each batch read
+/// once, in memory order; the next batch's contacts are prefetched while this one is
+/// stored); across `threads` by equal runs of batches (part 0 also stores the overflow).
+/// Each contact has one constraint, so the threads write disjoint contacts, and what each
+/// contact gets does not depend on the order; the tallies merge by sums and a maximum.
 fn store_impulses<W: Wide>(
-    slots: &[u32],
     overflow: &[ContactBatch<f32>],
     batches: &[ContactBatch<W>],
     contacts: &mut [Contact],
@@ -1141,25 +1089,28 @@ where
 {
     let contacts = DisjointMut::new(contacts);
     let total = Mutex::new(ContactTally::default());
-    let worth_it = slots.len() >= MIN_SPLIT * threads.count();
+    let lanes = overflow.len() + batches.len() * W::LANES;
+    let worth_it = lanes >= MIN_SPLIT * threads.count();
     threads.split(worth_it, |part, parts| {
-        let per = slots.len().div_ceil(parts);
-        let end = ((part + 1) * per).min(slots.len());
-        let run = &slots[(part * per).min(end)..end];
         let mut tally = ContactTally::default();
-        for (i, &slot) in run.iter().enumerate() {
-            if let Some(&ahead) = run.get(i + PREFETCH_AHEAD) {
-                let k = match Slot::of::<W>(ahead) {
-                    Slot::Overflow(b) => overflow[b].contacts.as_ref()[0],
-                    Slot::Lane(b, l) => batches[b].contacts.as_ref()[l],
-                };
-                if k != u32::MAX {
-                    prefetch(contacts.ptr(k as usize));
+        if part == 0 {
+            for batch in overflow {
+                batch.store_lane(0, &contacts, &mut tally);
+            }
+        }
+        let per = batches.len().div_ceil(parts).max(1);
+        let end = ((part + 1) * per).min(batches.len());
+        let run = &batches[(part * per).min(end)..end];
+        for (i, batch) in run.iter().enumerate() {
+            if let Some(next) = run.get(i + 1) {
+                for &k in next.contacts.as_ref() {
+                    if k != u32::MAX {
+                        prefetch(contacts.ptr(k as usize));
+                    }
                 }
             }
-            match Slot::of::<W>(slot) {
-                Slot::Overflow(b) => overflow[b].store_lane(0, &contacts, &mut tally),
-                Slot::Lane(b, l) => batches[b].store_lane(l, &contacts, &mut tally),
+            for l in 0..W::LANES {
+                batch.store_lane(l, &contacts, &mut tally);
             }
         }
         // The merge is a sum and a maximum: the same in any order.

@@ -625,12 +625,12 @@ mod tests {
     #[test]
     fn resting_contacts_recycle_until_a_body_changes() {
         let mut world = pyramid(Lanes::Auto);
-        let persisted = |w: &World| w.contacts().iter().filter(|c| c.cache().valid).count();
+        let persisted = |w: &World| w.contacts().filter(|c| c.cache().valid).count();
         for _ in 0..60 {
             world.step(1.0 / 60.0);
         }
         let cached = persisted(&world);
-        let touching = world.contacts().iter().filter(|c| c.is_touching()).count();
+        let touching = world.contacts().filter(|c| c.is_touching()).count();
         assert!(
             cached == touching && touching > 200,
             "{cached} of {touching} touching manifolds cached"
@@ -648,7 +648,6 @@ mod tests {
             .unwrap();
         let touching_top = world
             .contacts()
-            .iter()
             .filter(|c| c.is_touching() && (c.body_a() == top || c.body_b() == top))
             .count();
         assert!(touching_top >= 2);
@@ -664,7 +663,6 @@ mod tests {
         world.step(1.0 / 60.0);
         assert!(world
             .contacts()
-            .iter()
             .filter(|c| c.body_a() == top || c.body_b() == top)
             .all(|c| c.cache().valid || c.manifold().count == 0));
 
