@@ -554,11 +554,12 @@ impl ContactSet {
         bodies: &Arena<Body>,
         joints: &Arena<Joint>,
         stats: &mut StepStats,
+        threads: &Threads,
     ) {
         // Most reported overlaps are pairs that already have a contact (a re-inserted box
         // finds all its old neighbours again): drop those before the sort.
         let keys = &self.pair_keys;
-        broad_phase.update_pairs_filtered(&mut self.new_pairs, |a, b| {
+        broad_phase.update_pairs_split(&mut self.new_pairs, threads, |a, b| {
             !keys.contains(&pair_key(a as usize, b as usize))
         });
         let before = self.contacts.len();

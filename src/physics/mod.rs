@@ -1,6 +1,6 @@
 //! The physics core: rigid bodies, shapes, collision, contacts, joints and the solvers.
 //!
-//! Depends on glam and std only (and rayon behind the optional `parallel` feature).
+//! Depends on glam and std only (the optional `parallel` feature's threads are std threads).
 //!
 //! **Units**: metres, kilograms, seconds, radians. **Frame**: x right, y up, angles
 //! counter-clockwise. Objects between 0.1 m and 10 m behave best (the tolerances in
@@ -45,6 +45,8 @@ pub mod island;
 pub mod joint;
 pub mod limits;
 pub mod math;
+#[cfg(feature = "parallel")]
+mod pool;
 pub mod quarantine;
 pub mod query;
 pub mod settings;

@@ -1,8 +1,12 @@
-//! The world's threads: how the narrow phase, the colour-by-colour solve, the contact
-//! prepare's lane writes, the impulse store and the integration are split across workers
-//! (feature `parallel`, through rayon), with results identical for any thread count.
+//! The world's threads: how the broad phase's pair walk, the narrow phase, the
+//! colour-by-colour solve, the contact prepare's lane writes, the impulse store and the
+//! integration are split across workers
+//! (feature `parallel`, through the team of `pool.rs`), with results identical for any thread
+//! count.
 //!
 //! Why the results cannot depend on the thread count:
+//! - The broad phase's threads walk disjoint subtree pairs of the moving tree, each into its
+//!   own list; the lists are joined and sorted (`BroadPhase::update_pairs_split`).
 //! - The narrow phase updates each contact from the bodies and shapes alone; the counts and
 //!   the bodies to wake are gathered afterwards, in contact order, on one thread.
 //! - The solve splits only the batches of one colour across threads. Constraints of one
@@ -13,7 +17,7 @@
 //!   kinematic bodies) may appear in batches of several threads: they are only read, never
 //!   written back (`contact_simd::scatter` skips them).
 //! - The prepare writes each batch from one thread (equal runs of batches, `split`), the
-//!   store each contact from one thread (equal runs of constraints), the integration each
+//!   store each contact from one thread (equal runs of batches), the integration each
 //!   body from one thread (`chunks_mut`): per-item work, the same whoever does it.
 //! - No float is summed across threads.
 //!
@@ -35,13 +39,14 @@ pub const MAX_THREADS: usize = 64;
 const MIN_BATCHES_PER_THREAD: usize = 4;
 
 /// The worker threads of one world: a count and, with the `parallel` feature and more than
-/// one thread, a rayon pool of that many threads (shared by the world's clones).
+/// one thread, a team of that many threads (the caller and `count - 1` workers, `pool.rs`;
+/// shared by the world's clones).
 #[derive(Clone, Default)]
 pub(crate) struct Threads {
     /// Threads asked for (1 when never set).
     requested: usize,
     #[cfg(feature = "parallel")]
-    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    pool: Option<std::sync::Arc<super::pool::Pool>>,
 }
 
 impl fmt::Debug for Threads {
@@ -66,13 +71,9 @@ impl Threads {
         #[cfg(feature = "parallel")]
         {
             let pool = if count > 1 {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(count - 1)
-                    .thread_name(|i| format!("impulse-worker-{}", i + 1))
-                    .build()
-                    .map_err(|e| {
-                        PhysicsError::new("threads", format!("could not start {count}: {e}"))
-                    })?;
+                let pool = super::pool::Pool::new(count - 1).map_err(|e| {
+                    PhysicsError::new("threads", format!("could not start {count}: {e}"))
+                })?;
                 Some(std::sync::Arc::new(pool))
             } else {
                 None
@@ -95,7 +96,7 @@ impl Threads {
     pub(crate) fn count(&self) -> usize {
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
-            return pool.current_num_threads() + 1;
+            return pool.team_size();
         }
         1
     }
@@ -253,15 +254,12 @@ impl Threads {
 /// Most colours `by_colour` splits (more run on one thread; the graph has 24).
 const MAX_COLOURS: usize = 32;
 
-/// Run `work` on the caller and on every thread of `pool` at once; return when all are done.
+/// Run `work` on the caller and on every worker of `pool` at once; return when all are
+/// done. Every `work` here claims its parts with atomic counters, so it is finished by
+/// however many threads take part (the caller alone when the team is busy).
 #[cfg(feature = "parallel")]
-fn team(pool: &rayon::ThreadPool, work: &(impl Fn() + Sync)) {
-    pool.in_place_scope(|scope| {
-        for _ in 0..pool.current_num_threads() {
-            scope.spawn(|_| work());
-        }
-        work();
-    });
+fn team(pool: &super::pool::Pool, work: &(impl Fn() + Sync)) {
+    pool.run(work);
 }
 
 /// Run `f` on every block of every colour across the team: colour `c`'s batches
@@ -273,7 +271,7 @@ fn team(pool: &rayon::ThreadPool, work: &(impl Fn() + Sync)) {
 /// next colour's threads acquire.)
 #[cfg(feature = "parallel")]
 fn for_each_block(
-    pool: &rayon::ThreadPool,
+    pool: &super::pool::Pool,
     starts: &[usize],
     threads: usize,
     f: &(impl Fn(Range<usize>) + Sync),

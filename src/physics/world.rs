@@ -960,6 +960,7 @@ impl World {
             &self.bodies,
             &self.joints,
             &mut self.stats,
+            &self.solver.threads,
         );
         let t1 = Instant::now();
         let to_wake = self.contacts.update_manifolds(

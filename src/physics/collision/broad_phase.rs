@@ -22,6 +22,7 @@
 use super::dynamic_tree::{DynamicTree, ProxyFilter};
 use crate::physics::math::{Aabb, Vec2};
 use crate::physics::settings::AABB_MARGIN;
+use crate::physics::threads::Threads;
 
 /// Which tree a proxy lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -101,6 +102,24 @@ pub struct BroadPhase {
     /// overlapped, and so was reported before, is not reported again: most overlaps a
     /// moved proxy finds are such pairs, and the caller's filter need not see them.
     previous: [Vec<Aabb>; 2],
+    /// Scratch for `update_pairs`: what each thread's part of the pair walk found.
+    found: Vec<Found>,
+}
+
+/// What one part of `update_pairs`'s walk found: the new pairs, and the overlaps counted.
+#[derive(Clone, Debug, Default)]
+struct Found {
+    pairs: Vec<(u32, u32)>,
+    overlaps: usize,
+    known: usize,
+}
+
+impl Found {
+    fn clear(&mut self) {
+        self.pairs.clear();
+        self.overlaps = 0;
+        self.known = 0;
+    }
 }
 
 /// A box that overlaps nothing, itself included.
@@ -260,11 +279,21 @@ impl BroadPhase {
     pub fn update_pairs_filtered(
         &mut self,
         pairs: &mut Vec<(u32, u32)>,
-        mut keep: impl FnMut(u32, u32) -> bool,
+        keep: impl Fn(u32, u32) -> bool + Sync,
+    ) {
+        self.update_pairs_split(pairs, &Threads::default(), keep);
+    }
+
+    /// `update_pairs_filtered`, the moving tree's pair walk split across `threads`
+    /// (`DynamicTree::overlapping_pairs_split`): the same sorted pairs and counts for any
+    /// thread count.
+    pub(crate) fn update_pairs_split(
+        &mut self,
+        pairs: &mut Vec<(u32, u32)>,
+        threads: &Threads,
+        keep: impl Fn(u32, u32) -> bool + Sync,
     ) {
         pairs.clear();
-        let mut overlaps = 0;
-        let mut known = 0;
 
         // 1. Canonical move buffer: sorted, no duplicates, no destroyed proxies.
         self.move_buffer.sort_unstable();
@@ -287,26 +316,37 @@ impl BroadPhase {
         );
         let [static_tree, moving_tree] = &mut self.trees;
         let [previous_static, previous_moving] = &self.previous;
-        let mut report = |previous_a: &Aabb, user_a: u32, previous_b: &Aabb, user_b: u32| {
-            overlaps += 1;
-            if previous_a.overlaps(previous_b) {
-                known += 1;
-                return;
-            }
-            let (a, b) = ordered(user_a, user_b);
-            if keep(a, b) {
-                pairs.push((a, b));
-            }
-        };
-        moving_tree.overlapping_pairs(&self.moved_ids, |leaf_a, user_a, leaf_b, user_b| {
-            report(
-                &previous_moving[leaf_a as usize],
-                user_a,
-                &previous_moving[leaf_b as usize],
-                user_b,
-            )
-        });
+        let report =
+            |found: &mut Found, previous_a: &Aabb, user_a: u32, previous_b: &Aabb, user_b: u32| {
+                found.overlaps += 1;
+                if previous_a.overlaps(previous_b) {
+                    found.known += 1;
+                    return;
+                }
+                let (a, b) = ordered(user_a, user_b);
+                if keep(a, b) {
+                    found.pairs.push((a, b));
+                }
+            };
+        for found in &mut self.found {
+            found.clear();
+        }
+        moving_tree.overlapping_pairs_split(
+            &self.moved_ids,
+            threads,
+            &mut self.found,
+            |leaf_a, user_a, leaf_b, user_b, found| {
+                report(
+                    found,
+                    &previous_moving[leaf_a as usize],
+                    user_a,
+                    &previous_moving[leaf_b as usize],
+                    user_b,
+                )
+            },
+        );
         let [_, moved_moving] = &self.moved;
+        let found = &mut self.found[0];
         for &proxy in &self.move_buffer {
             let id = proxy.tree_id();
             match proxy.kind() {
@@ -315,7 +355,13 @@ impl BroadPhase {
                     let user = moving_tree.user_data(id);
                     let previous = &previous_moving[id as usize];
                     static_tree.query(fat, |other, other_user| {
-                        report(previous, user, &previous_static[other as usize], other_user);
+                        report(
+                            found,
+                            previous,
+                            user,
+                            &previous_static[other as usize],
+                            other_user,
+                        );
                         true
                     });
                 }
@@ -326,12 +372,24 @@ impl BroadPhase {
                     moving_tree.query(aabb, |other, other_user| {
                         // A buffered moving proxy reports this pair itself.
                         if !moved_moving[other as usize] {
-                            report(previous, user, &previous_moving[other as usize], other_user);
+                            report(
+                                found,
+                                previous,
+                                user,
+                                &previous_moving[other as usize],
+                                other_user,
+                            );
                         }
                         true
                     });
                 }
             }
+        }
+        let (mut overlaps, mut known) = (0, 0);
+        for found in &self.found {
+            overlaps += found.overlaps;
+            known += found.known;
+            pairs.extend_from_slice(&found.pairs);
         }
 
         // 3. Deterministic output; reset the buffer, remembering the boxes as they are now.
@@ -609,8 +667,16 @@ mod tests {
                     "round {round} moved nothing useful"
                 );
 
+                // The pair walk split across threads finds the same pairs and counts.
+                let mut split = [2, 4].map(|count| (bp.clone(), Threads::new(count).unwrap()));
                 bp.update_pairs(&mut pairs);
                 assert_sorted_unique(&pairs);
+                for (bp_split, threads) in &mut split {
+                    let mut pairs_split = Vec::new();
+                    bp_split.update_pairs_split(&mut pairs_split, threads, |_, _| true);
+                    assert_eq!(pairs_split, pairs, "seed {seed}, round {round}, split");
+                    assert_eq!(bp_split.last_update(), bp.last_update());
+                }
                 for &(a, b) in &pairs {
                     assert!(
                         buffered.contains(&a) || buffered.contains(&b),

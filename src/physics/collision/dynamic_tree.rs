@@ -25,6 +25,11 @@
 //! hierarchies", 2013.
 
 use crate::physics::math::{Aabb, Vec2};
+use crate::physics::threads::{DisjointMut, Threads};
+
+/// Subtree pairs per thread that `DynamicTree::overlapping_pairs_split` hands out (enough
+/// that a thread with a big one is caught up by the others).
+const SPLIT_SEEDS: usize = 32;
 
 /// The "no node" index.
 const NULL: u32 = u32::MAX;
@@ -471,39 +476,127 @@ impl DynamicTree {
             stack.push((self.root, self.root));
         }
         while let Some((x, y)) = stack.pop() {
-            let nx = &nodes[x as usize];
-            if x == y {
-                // Inside an internal, touched subtree: inside each touched child, and
-                // across the two children.
-                let (a, b) = (nx.child_a, nx.child_b_or_user);
-                let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
-                if na.touched && !na.is_leaf() && na.filter.may_pair(na.filter) {
-                    stack.push((a, a));
-                }
-                if nb.touched && !nb.is_leaf() && nb.filter.may_pair(nb.filter) {
-                    stack.push((b, b));
-                }
-                if na.aabb.overlaps(&nb.aabb) && na.filter.may_pair(nb.filter) {
-                    stack.push((a, b));
-                }
-                continue;
-            }
-            // Across two disjoint subtrees whose boxes overlap, one of them touched.
-            let ny = &nodes[y as usize];
-            match (nx.is_leaf(), ny.is_leaf()) {
-                (true, true) => report(x, nx.child_b_or_user, y, ny.child_b_or_user),
-                // Split the internal one, or the taller of two internal ones.
-                (false, true) => Self::push_cross(nodes, &mut stack, x, y),
-                (true, false) => Self::push_cross(nodes, &mut stack, y, x),
-                (false, false) if nx.height >= ny.height => {
-                    Self::push_cross(nodes, &mut stack, x, y)
-                }
-                (false, false) => Self::push_cross(nodes, &mut stack, y, x),
-            }
+            Self::visit(nodes, &mut stack, x, y, &mut report);
         }
         self.pair_stack = stack;
 
         // 3. Clear the flags.
+        for &proxy in marked {
+            let mut index = proxy;
+            while index != NULL && self.nodes[index as usize].touched {
+                self.nodes[index as usize].touched = false;
+                index = self.nodes[index as usize].parent;
+            }
+        }
+    }
+
+    /// One step of the pair walk: the subtree pair `(x, y)` ((n, n): the pairs inside
+    /// `n`) reports its leaf pair or pushes its child pairs.
+    #[inline]
+    fn visit(
+        nodes: &[Node],
+        stack: &mut Vec<(u32, u32)>,
+        x: u32,
+        y: u32,
+        report: &mut impl FnMut(u32, u32, u32, u32),
+    ) {
+        let nx = &nodes[x as usize];
+        if x == y {
+            // Inside an internal, touched subtree: inside each touched child, and
+            // across the two children.
+            let (a, b) = (nx.child_a, nx.child_b_or_user);
+            let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
+            if na.touched && !na.is_leaf() && na.filter.may_pair(na.filter) {
+                stack.push((a, a));
+            }
+            if nb.touched && !nb.is_leaf() && nb.filter.may_pair(nb.filter) {
+                stack.push((b, b));
+            }
+            if na.aabb.overlaps(&nb.aabb) && na.filter.may_pair(nb.filter) {
+                stack.push((a, b));
+            }
+            return;
+        }
+        // Across two disjoint subtrees whose boxes overlap, one of them touched.
+        let ny = &nodes[y as usize];
+        match (nx.is_leaf(), ny.is_leaf()) {
+            (true, true) => report(x, nx.child_b_or_user, y, ny.child_b_or_user),
+            // Split the internal one, or the taller of two internal ones.
+            (false, true) => Self::push_cross(nodes, stack, x, y),
+            (true, false) => Self::push_cross(nodes, stack, y, x),
+            (false, false) if nx.height >= ny.height => Self::push_cross(nodes, stack, x, y),
+            (false, false) => Self::push_cross(nodes, stack, y, x),
+        }
+    }
+
+    /// `overlapping_pairs` across `threads`: the walk's first levels run on the caller
+    /// until there are `SPLIT_SEEDS` subtree pairs per thread, which the threads then
+    /// claim one at a time and walk to the end, each reporting into its own output
+    /// (`outputs[part]`; there are at least as many as threads, made with `Default`, and
+    /// the caller empties them). The pairs found are the same for any thread count; which
+    /// output holds a pair, and the order within one, are not (the caller sorts).
+    pub(crate) fn overlapping_pairs_split<O: Send + Default>(
+        &mut self,
+        marked: &[u32],
+        threads: &Threads,
+        outputs: &mut Vec<O>,
+        report: impl Fn(u32, u32, u32, u32, &mut O) + Sync,
+    ) {
+        let parts = threads.count();
+        if outputs.len() < parts {
+            outputs.resize_with(parts, O::default);
+        }
+        if self.root == NULL || marked.is_empty() {
+            return;
+        }
+        for &proxy in marked {
+            self.check_proxy(proxy);
+            let mut index = proxy;
+            while index != NULL && !self.nodes[index as usize].touched {
+                self.nodes[index as usize].touched = true;
+                index = self.nodes[index as usize].parent;
+            }
+        }
+        let mut seeds = std::mem::take(&mut self.pair_stack);
+        seeds.clear();
+        let nodes = self.nodes.as_slice();
+        let root = &nodes[self.root as usize];
+        if !root.is_leaf() && root.filter.may_pair(root.filter) {
+            seeds.push((self.root, self.root));
+        }
+        // Breadth first on the caller: pop from the front so the seeds stay big subtrees.
+        let mut front = 0;
+        let want = SPLIT_SEEDS * parts;
+        {
+            let out = &mut outputs[0];
+            let mut emit = |a, ua, b, ub| report(a, ua, b, ub, out);
+            while front < seeds.len() && seeds.len() - front < want {
+                let (x, y) = seeds[front];
+                front += 1;
+                Self::visit(nodes, &mut seeds, x, y, &mut emit);
+            }
+        }
+        let seeds_left = &seeds[front..];
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let shared = DisjointMut::new(outputs.as_mut_slice());
+        let worth_it = parts > 1 && seeds_left.len() >= parts;
+        threads.split(worth_it, |part, _| {
+            // SAFETY: part `part` alone uses output `part`.
+            let out = unsafe { shared.get(part) };
+            let mut emit = |a, ua, b, ub| report(a, ua, b, ub, out);
+            let mut stack = Vec::new();
+            loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(x, y)) = seeds_left.get(k) else {
+                    break;
+                };
+                stack.push((x, y));
+                while let Some((x, y)) = stack.pop() {
+                    Self::visit(nodes, &mut stack, x, y, &mut emit);
+                }
+            }
+        });
+        self.pair_stack = seeds;
         for &proxy in marked {
             let mut index = proxy;
             while index != NULL && self.nodes[index as usize].touched {
