@@ -281,13 +281,16 @@ impl Contact {
         self.key == DEAD_KEY
     }
 
-    /// Mark dead: no points (so no reader takes it for touching), no cache, no anchors.
+    /// Mark dead: no points (so no reader takes it for touching) and a zero normal (so the
+    /// quarantine never takes it for a non-finite one), no cache. Only those fields are
+    /// written: on a scene where thousands of pairs part each step, the rest of the
+    /// contact is not worth a store before the compaction drops it.
     fn kill(&mut self) {
         self.key = DEAD_KEY;
-        self.manifold = Manifold::EMPTY;
+        self.manifold.count = 0;
+        self.manifold.normal = Vec2::ZERO;
         self.cache.valid = false;
         self.recycled = false;
-        self.sticky = None;
     }
 
     pub(crate) fn update_manifold(&mut self, fresh: Manifold) {
@@ -396,13 +399,27 @@ impl ContactSet {
         if self.dead == 0 {
             return;
         }
-        if self.outcomes.len() == self.contacts.len() {
-            let mut live = self.contacts.iter().map(|c| !c.is_dead());
-            self.outcomes.retain(|_| live.next().unwrap_or(false));
+        // One pass: `retain` visits the contacts once each, in order, and the outcomes
+        // (when in step) are moved down beside them.
+        let outcomes = &mut self.outcomes;
+        let fresh = outcomes.len() == self.contacts.len();
+        let (mut read, mut write) = (0, 0);
+        self.contacts.retain(|c| {
+            let keep = !c.is_dead();
+            if fresh {
+                if keep {
+                    outcomes[write] = outcomes[read];
+                    write += 1;
+                }
+                read += 1;
+            }
+            keep
+        });
+        if fresh {
+            outcomes.truncate(write);
         } else {
-            self.outcomes.clear();
+            outcomes.clear();
         }
-        self.contacts.retain(|c| !c.is_dead());
         self.dead = 0;
     }
 

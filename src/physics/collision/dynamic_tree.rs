@@ -454,39 +454,15 @@ impl DynamicTree {
         marked: &[u32],
         mut report: impl FnMut(u32, u32, u32, u32),
     ) {
-        if self.root == NULL || marked.is_empty() {
-            return;
-        }
-        // 1. Flag every marked proxy and its ancestors.
-        for &proxy in marked {
-            self.check_proxy(proxy);
-            let mut index = proxy;
-            while index != NULL && !self.nodes[index as usize].touched {
-                self.nodes[index as usize].touched = true;
-                index = self.nodes[index as usize].parent;
-            }
-        }
-
-        // 2. Walk pairs of subtrees. (n, n) stands for "pairs inside subtree n".
-        let mut stack = std::mem::take(&mut self.pair_stack);
-        stack.clear();
-        let nodes = self.nodes.as_slice();
-        let root = &nodes[self.root as usize];
-        if !root.is_leaf() && root.filter.may_pair(root.filter) {
-            stack.push((self.root, self.root));
-        }
-        while let Some((x, y)) = stack.pop() {
-            Self::visit(nodes, &mut stack, x, y, &mut report);
-        }
-        self.pair_stack = stack;
-
-        // 3. Clear the flags.
-        for &proxy in marked {
-            let mut index = proxy;
-            while index != NULL && self.nodes[index as usize].touched {
-                self.nodes[index as usize].touched = false;
-                index = self.nodes[index as usize].parent;
-            }
+        let mut found: Vec<Vec<[u32; 4]>> = Vec::new();
+        self.overlapping_pairs_split(
+            marked,
+            &Threads::default(),
+            &mut found,
+            |a, user_a, b, user_b, out| out.push([a, user_a, b, user_b]),
+        );
+        for [a, user_a, b, user_b] in found.into_iter().flatten() {
+            report(a, user_a, b, user_b);
         }
     }
 
