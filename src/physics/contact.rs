@@ -272,10 +272,6 @@ impl Contact {
         }
     }
 
-    /// Replace the manifold with a fresh one, carrying impulses over from points with the
-    /// same feature id. Both slots are handled by value and the manifold is written once
-    /// (a loop over `points_mut()` kept the fresh manifold in memory and read it back
-    /// straight after the narrow phase wrote it).
     /// Dead: the pair was removed; it waits in the array for `ContactSet::compact`.
     pub(crate) fn is_dead(&self) -> bool {
         self.key == DEAD_KEY
@@ -293,6 +289,10 @@ impl Contact {
         self.recycled = false;
     }
 
+    /// Replace the manifold with a fresh one, carrying impulses over from points with the
+    /// same feature id. Both slots are handled by value and the manifold is written once
+    /// (a loop over `points_mut()` kept the fresh manifold in memory and read it back
+    /// straight after the narrow phase wrote it).
     pub(crate) fn update_manifold(&mut self, fresh: Manifold) {
         let old = &self.manifold;
         let carry = |mut point: ManifoldPoint, used: bool| {

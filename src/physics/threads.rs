@@ -119,7 +119,7 @@ impl Threads {
             let chunks = len.div_ceil(chunk);
             let next = AtomicUsize::new(0);
             let (items, out) = (DisjointMut::new(items), DisjointMut::new(out));
-            team(pool, &|| loop {
+            pool.run(&|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 if k >= chunks {
                     break;
@@ -148,7 +148,7 @@ impl Threads {
             use std::sync::atomic::{AtomicUsize, Ordering};
             let parts = self.count();
             let next = AtomicUsize::new(0);
-            team(pool, &|| loop {
+            pool.run(&|| loop {
                 let part = next.fetch_add(1, Ordering::Relaxed);
                 if part >= parts {
                     break;
@@ -254,14 +254,6 @@ impl Threads {
 /// Most colours `by_colour` splits (more run on one thread; the graph has 24).
 const MAX_COLOURS: usize = 32;
 
-/// Run `work` on the caller and on every worker of `pool` at once; return when all are
-/// done. Every `work` here claims its parts with atomic counters, so it is finished by
-/// however many threads take part (the caller alone when the team is busy).
-#[cfg(feature = "parallel")]
-fn team(pool: &super::pool::Pool, work: &(impl Fn() + Sync)) {
-    pool.run(work);
-}
-
 /// Run `f` on every block of every colour across the team: colour `c`'s batches
 /// `starts[c]..starts[c + 1]` are cut into blocks (a few per thread) that the threads claim
 /// with an atomic counter; a thread starts on colour `c` only once every block of colour
@@ -287,7 +279,7 @@ fn for_each_block(
     };
     let claimed: [AtomicUsize; MAX_COLOURS] = std::array::from_fn(|_| AtomicUsize::new(0));
     let done: [AtomicUsize; MAX_COLOURS] = std::array::from_fn(|_| AtomicUsize::new(0));
-    team(pool, &|| {
+    pool.run(&|| {
         for c in 0..colours {
             if c > 0 {
                 let (_, before) = blocks(c - 1);

@@ -525,6 +525,7 @@ impl DynamicTree {
         if self.root == NULL || marked.is_empty() {
             return;
         }
+        // 1. Flag every marked proxy and its ancestors.
         for &proxy in marked {
             self.check_proxy(proxy);
             let mut index = proxy;
@@ -533,6 +534,8 @@ impl DynamicTree {
                 index = self.nodes[index as usize].parent;
             }
         }
+        // 2. Walk pairs of subtrees ((n, n): the pairs inside subtree n), first on the
+        //    caller, then across the threads.
         let mut seeds = std::mem::take(&mut self.pair_stack);
         seeds.clear();
         let nodes = self.nodes.as_slice();
@@ -573,6 +576,7 @@ impl DynamicTree {
             }
         });
         self.pair_stack = seeds;
+        // 3. Clear the flags.
         for &proxy in marked {
             let mut index = proxy;
             while index != NULL && self.nodes[index as usize].touched {
