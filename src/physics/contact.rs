@@ -26,7 +26,7 @@ use super::settings::{
 };
 use super::shape::Shape;
 use super::solver::contact_sticky::StickyAnchors;
-use super::threads::Threads;
+use super::threads::{DisjointMut, Threads, MIN_ARENA_BODIES_PER_THREAD};
 use super::world::StepStats;
 use super::{BodyHandle, ShapeHandle};
 
@@ -456,44 +456,73 @@ impl Outcome {
 }
 
 /// Move the broad-phase proxies of awake bodies. Boxes are swept by one step of motion so
-/// that the pair exists before fast shapes meet.
+/// that the pair exists before fast shapes meet. The boxes are computed across `threads`
+/// (runs of the awake list; a shape belongs to one body); the tree then takes the boxes
+/// that moved on this thread, in awake order.
 pub(crate) fn move_proxies(
     bodies: &Arena<Body>,
     shapes: &mut Arena<Shape>,
     broad_phase: &mut BroadPhase,
     awake: &[usize],
     h: f32,
+    threads: &Threads,
 ) {
-    for &i in awake {
-        let b = bodies.at(i);
-        let xf = b.transform();
-        let sweep = b.linear_velocity * h;
-        let mut ahead = None;
-        for &s in &b.shapes {
-            let shape = shapes.at_mut(s.index());
-            let aabb = shape.geometry.aabb(&xf);
-            shape.aabb = aabb;
-            let swept = Aabb::new(
-                aabb.min.min(aabb.min + sweep),
-                aabb.max.max(aabb.max + sweep),
-            )
-            .extended(SPECULATIVE_DISTANCE);
-            if shape.fat_aabb.contains(&swept) {
-                continue;
-            }
-            // The box must move: make room for a few more steps of the same motion,
-            // turning included (a long wall on a turning body leaves its box by its
-            // ends), so that a steadily moving shape is re-inserted once every few steps.
-            let xf_ahead =
-                *ahead.get_or_insert_with(|| b.transform_after(FAT_BOX_PREDICTION_STEPS * h));
-            let predicted = shape.geometry.aabb(&xf_ahead);
-            shape.fat_aabb = in_saved_range(
-                swept
-                    .union(&predicted.extended(SPECULATIVE_DISTANCE))
-                    .extended(shape.margin),
-            );
-            broad_phase.enlarge_proxy(shape.proxy, shape.fat_aabb);
+    let worth_it = awake.len() >= MIN_ARENA_BODIES_PER_THREAD * threads.count();
+    let mut moved: Vec<Vec<u32>> = vec![Vec::new(); threads.count()];
+    let parts = DisjointMut::new(&mut moved);
+    let shared = shapes.shared();
+    threads.split(worth_it, |part, parts_count| {
+        let per = awake.len().div_ceil(parts_count);
+        let run = &awake[(part * per).min(awake.len())..((part + 1) * per).min(awake.len())];
+        // SAFETY: part `part` writes its own list.
+        let moved = unsafe { parts.get(part) };
+        for &i in run {
+            let b = bodies.at(i);
+            // SAFETY: each shape belongs to one body, and each body is in one run.
+            move_body_boxes(b, |s| unsafe { shared.at_mut(s) }, h, moved);
         }
+    });
+    for s in moved.iter().flatten() {
+        let shape = shapes.at(*s as usize);
+        broad_phase.enlarge_proxy(shape.proxy, shape.fat_aabb);
+    }
+}
+
+/// One body's shapes: the tight box of this step and, for a box that left its fat box,
+/// a new fat box (its shape's slot pushed to `moved`).
+fn move_body_boxes<'a>(
+    b: &Body,
+    shape_at: impl Fn(usize) -> &'a mut Shape,
+    h: f32,
+    moved: &mut Vec<u32>,
+) {
+    let xf = b.transform();
+    let sweep = b.linear_velocity * h;
+    let mut ahead = None;
+    for &s in &b.shapes {
+        let shape = shape_at(s.index());
+        let aabb = shape.geometry.aabb(&xf);
+        shape.aabb = aabb;
+        let swept = Aabb::new(
+            aabb.min.min(aabb.min + sweep),
+            aabb.max.max(aabb.max + sweep),
+        )
+        .extended(SPECULATIVE_DISTANCE);
+        if shape.fat_aabb.contains(&swept) {
+            continue;
+        }
+        // The box must move: make room for a few more steps of the same motion,
+        // turning included (a long wall on a turning body leaves its box by its
+        // ends), so that a steadily moving shape is re-inserted once every few steps.
+        let xf_ahead =
+            *ahead.get_or_insert_with(|| b.transform_after(FAT_BOX_PREDICTION_STEPS * h));
+        let predicted = shape.geometry.aabb(&xf_ahead);
+        shape.fat_aabb = in_saved_range(
+            swept
+                .union(&predicted.extended(SPECULATIVE_DISTANCE))
+                .extended(shape.margin),
+        );
+        moved.push(s.index() as u32);
     }
 }
 

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use super::threads::DisjointMut;
+
 /// A typed generational handle.
 pub struct Handle<T> {
     index: u32,
@@ -79,6 +81,21 @@ pub struct Arena<T> {
     slots: Vec<Slot<T>>,
     free: Vec<u32>,
     len: usize,
+}
+
+/// An arena's live items, used by several threads at once (`Arena::shared`).
+pub(crate) struct SharedArena<'a, T>(DisjointMut<'a, Slot<T>>);
+
+impl<T> SharedArena<'_, T> {
+    /// The live item in slot `index`.
+    ///
+    /// # Safety
+    /// No other thread may use slot `index` while the reference lives.
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn at_mut(&self, index: usize) -> &mut T {
+        self.0.get(index).value.as_mut().expect("live slot")
+    }
 }
 
 impl<T> Default for Arena<T> {
@@ -169,6 +186,12 @@ impl<T> Arena<T> {
     #[inline]
     pub(crate) fn at_mut(&mut self, index: usize) -> &mut T {
         self.slots[index].value.as_mut().expect("live slot")
+    }
+
+    /// The slots for threads that each use their own (`Threads::ranges` over a list of
+    /// distinct slot indices, such as the awake bodies).
+    pub(crate) fn shared(&mut self) -> SharedArena<'_, T> {
+        SharedArena(DisjointMut::new(&mut self.slots))
     }
 
     /// The handle of the live item in slot `index`, if any.

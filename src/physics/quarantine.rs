@@ -46,11 +46,14 @@
 //!
 //! Inside the ranges every number is left bit for bit as the driver wrote it.
 
-use super::body::BodyKind;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::body::{Body, BodyKind};
 use super::contact::{Contact, NOT_TOUCHING};
 use super::limits;
 use super::math::Vec2;
 use super::solver::step::cap_speeds;
+use super::threads::MIN_ARENA_BODIES_PER_THREAD;
 use super::world::World;
 use super::BodyHandle;
 
@@ -133,22 +136,43 @@ pub(crate) fn hold_contact(c: &mut Contact, tally: &mut ContactTally) -> bool {
     true
 }
 
+/// A body's pose in the saved-state range and its speeds finite (else it is frozen).
+fn body_in_range(b: &Body) -> bool {
+    let pose_ok =
+        in_saved_range(b.center.x) && in_saved_range(b.center.y) && in_saved_range(b.angle);
+    pose_ok && b.linear_velocity.is_finite() && b.angular_velocity.is_finite()
+}
+
 impl World {
     /// Stage 3, after the driver: hold speeds to the caps and impulses to the saved range,
     /// and freeze what is not finite (see the module docs).
     pub(super) fn quarantine(&mut self) {
-        // 1-2. Bodies.
+        // 1-2. Bodies: speeds capped across the threads (runs of the awake list); a body
+        // out of range is left as it is, and when there is one, a serial pass lists them
+        // in awake order (a capped body passes the test again unchanged).
+        let awake = &self.islands.awake;
+        let arena = self.bodies.shared();
+        let any_out = AtomicBool::new(false);
+        let threads = &self.solver.threads;
+        let worth_it = awake.len() >= MIN_ARENA_BODIES_PER_THREAD * threads.count();
+        threads.ranges(awake.len(), worth_it, |run| {
+            for &i in &awake[run] {
+                // SAFETY: awake slots are distinct and each is in one run.
+                let b = unsafe { arena.at_mut(i) };
+                if body_in_range(b) {
+                    (b.linear_velocity, b.angular_velocity) =
+                        cap_speeds(b.linear_velocity, b.angular_velocity);
+                } else {
+                    any_out.store(true, Ordering::Relaxed);
+                }
+            }
+        });
         let mut frozen: Vec<(usize, usize)> = Vec::new();
-        for (k, &i) in self.islands.awake.iter().enumerate() {
-            let b = self.bodies.at_mut(i);
-            let pose_ok =
-                in_saved_range(b.center.x) && in_saved_range(b.center.y) && in_saved_range(b.angle);
-            let speed_ok = b.linear_velocity.is_finite() && b.angular_velocity.is_finite();
-            if pose_ok && speed_ok {
-                (b.linear_velocity, b.angular_velocity) =
-                    cap_speeds(b.linear_velocity, b.angular_velocity);
-            } else {
-                frozen.push((i, k));
+        if any_out.into_inner() {
+            for (k, &i) in self.islands.awake.iter().enumerate() {
+                if !body_in_range(self.bodies.at(i)) {
+                    frozen.push((i, k));
+                }
             }
         }
         let frozen_none = frozen.is_empty();

@@ -25,7 +25,7 @@ use super::solver::{
     classic, jacobi, pgs_ngs, pgs_ngs_block, pgs_soft, soft_step, tgs_ngs, tgs_soft, tgs_sticky,
     xpbd,
 };
-use super::threads::Threads;
+use super::threads::{Threads, MIN_ARENA_BODIES_PER_THREAD};
 use super::{BodyHandle, JointHandle, ShapeHandle};
 
 /// Drawing one shape's geometry moved to `debug_draw`; kept here for its callers.
@@ -953,6 +953,7 @@ impl World {
             &mut self.broad_phase,
             &self.islands.awake,
             h,
+            &self.solver.threads,
         );
         self.contacts.add_new_pairs(
             &mut self.broad_phase,
@@ -980,12 +981,20 @@ impl World {
     }
 
     /// Stage 5: forces and torques last for one step.
+    /// Across the threads (runs of the awake list).
     fn clear_forces(&mut self) {
-        for &i in &self.islands.awake {
-            let b = self.bodies.at_mut(i);
-            b.force = Vec2::ZERO;
-            b.torque = 0.0;
-        }
+        let awake = &self.islands.awake;
+        let arena = self.bodies.shared();
+        let threads = &self.solver.threads;
+        let worth_it = awake.len() >= MIN_ARENA_BODIES_PER_THREAD * threads.count();
+        threads.ranges(awake.len(), worth_it, |run| {
+            for &i in &awake[run] {
+                // SAFETY: awake slots are distinct and each is in one run.
+                let b = unsafe { arena.at_mut(i) };
+                b.force = Vec2::ZERO;
+                b.torque = 0.0;
+            }
+        });
     }
 
     fn finish_stats(&mut self, start: Instant) {

@@ -27,6 +27,7 @@ use crate::physics::joint::Joint;
 use crate::physics::math::{Rot, Vec2};
 use crate::physics::settings::{SolverSettings, MAX_ROTATION_SPEED, MAX_TRANSLATION_SPEED};
 use crate::physics::threads::Threads;
+use crate::physics::threads::{DisjointMut, MIN_ARENA_BODIES_PER_THREAD};
 use crate::physics::world::{StepStats, World};
 
 /// How many constraints at a time the soft step's batched families (contacts and free
@@ -207,27 +208,48 @@ impl StepSolver {
             return;
         }
         self.halt.prepared = false;
+        // Every slot written below, across the threads (runs of the awake list).
+        let n = world.awake.len();
         self.bodies.clear();
-        self.bodies.push(SolverBody::STATIC);
+        self.bodies.resize(n + 1, SolverBody::STATIC);
         self.start_poses.clear();
+        self.start_poses.resize(n, (Vec2::ZERO, 0.0));
         self.velocity_steps_stale = true;
         self.solver_index_by_slot.clear();
         self.solver_index_by_slot.resize(world.bodies.capacity(), 0);
-        for (k, &i) in world.awake.iter().enumerate() {
-            let b = world.bodies.at_mut(i);
-            b.solver_index = k + 1;
-            self.solver_index_by_slot[i] = (k + 1) as u32;
-            self.start_poses.push((b.center, b.angle));
-            self.bodies.push(SolverBody {
-                v: b.linear_velocity,
-                w: b.angular_velocity,
-                inv_mass: b.inv_mass,
-                inv_inertia: b.inv_inertia,
-                dp: Vec2::ZERO,
-                dq: Rot::IDENTITY,
-                d_angle: 0.0,
-            });
-        }
+        let awake = world.awake;
+        let arena = world.bodies.shared();
+        let solver_bodies = DisjointMut::new(&mut self.bodies);
+        let poses = DisjointMut::new(&mut self.start_poses);
+        let index_by_slot = DisjointMut::new(&mut self.solver_index_by_slot);
+        let worth_it = n >= MIN_ARENA_BODIES_PER_THREAD * self.threads.count();
+        self.threads.ranges(n, worth_it, |run| {
+            for k in run {
+                let i = awake[k];
+                // SAFETY: awake slots are distinct and each `k` is in one run: body `i`,
+                // solver body `k + 1`, pose `k` and slot `i`'s index are this thread's.
+                let (b, sb, pose, index) = unsafe {
+                    (
+                        arena.at_mut(i),
+                        solver_bodies.get(k + 1),
+                        poses.get(k),
+                        index_by_slot.get(i),
+                    )
+                };
+                b.solver_index = k + 1;
+                *index = (k + 1) as u32;
+                *pose = (b.center, b.angle);
+                *sb = SolverBody {
+                    v: b.linear_velocity,
+                    w: b.angular_velocity,
+                    inv_mass: b.inv_mass,
+                    inv_inertia: b.inv_inertia,
+                    dp: Vec2::ZERO,
+                    dq: Rot::IDENTITY,
+                    d_angle: 0.0,
+                };
+            }
+        });
     }
 
     /// The centre and angle of the `k`-th awake body at the start of the last driver call.
@@ -252,17 +274,23 @@ impl StepSolver {
         }
         if self.velocity_steps_stale || self.velocity_steps.len() != world.awake.len() {
             let gravity = world.settings.gravity;
+            let (awake, bodies) = (world.awake, &*world.bodies);
             self.velocity_steps.clear();
-            self.velocity_steps.extend(world.awake.iter().map(|&i| {
-                let b = world.bodies.at(i);
-                (b.kind == BodyKind::Dynamic).then(|| VelocityStep {
-                    dv: h * (b.gravity_scale * gravity + b.inv_mass * b.force),
-                    dw: h * b.inv_inertia * b.torque,
-                    // Implicit damping: stable for any damping * h.
-                    linear_factor: 1.0 / (1.0 + h * b.linear_damping),
-                    angular_factor: 1.0 / (1.0 + h * b.angular_damping),
-                })
-            }));
+            self.velocity_steps.resize(awake.len(), None);
+            let worth_it = awake.len() >= MIN_ARENA_BODIES_PER_THREAD * self.threads.count();
+            self.threads
+                .chunks_mut(&mut self.velocity_steps, worth_it, |offset, steps| {
+                    for (step, &i) in steps.iter_mut().zip(&awake[offset..]) {
+                        let b = bodies.at(i);
+                        *step = (b.kind == BodyKind::Dynamic).then(|| VelocityStep {
+                            dv: h * (b.gravity_scale * gravity + b.inv_mass * b.force),
+                            dw: h * b.inv_inertia * b.torque,
+                            // Implicit damping: stable for any damping * h.
+                            linear_factor: 1.0 / (1.0 + h * b.linear_damping),
+                            angular_factor: 1.0 / (1.0 + h * b.angular_damping),
+                        });
+                    }
+                });
             self.velocity_steps_stale = false;
         }
         let steps = &self.velocity_steps;
@@ -439,16 +467,24 @@ impl StepSolver {
         self.write_bodies(world);
     }
 
+    /// Across the threads, by runs of the awake list.
     fn write_bodies(&mut self, world: &mut StepWorld) {
-        for (k, &i) in world.awake.iter().enumerate() {
-            let sb = self.bodies[k + 1];
-            let b = world.bodies.at_mut(i);
-            b.linear_velocity = sb.v;
-            b.angular_velocity = sb.w;
-            b.center += sb.dp;
-            b.angle += sb.d_angle;
-            b.sync_transform();
-        }
+        let awake = world.awake;
+        let arena = world.bodies.shared();
+        let solver_bodies = &self.bodies;
+        let worth_it = awake.len() >= MIN_ARENA_BODIES_PER_THREAD * self.threads.count();
+        self.threads.ranges(awake.len(), worth_it, |run| {
+            for k in run {
+                let sb = solver_bodies[k + 1];
+                // SAFETY: awake slots are distinct and each `k` is in one run.
+                let b = unsafe { arena.at_mut(awake[k]) };
+                b.linear_velocity = sb.v;
+                b.angular_velocity = sb.w;
+                b.center += sb.dp;
+                b.angle += sb.d_angle;
+                b.sync_transform();
+            }
+        });
     }
 
     /// The halt point is reached: write the intermediate state back and stop the step.
