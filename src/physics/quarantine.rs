@@ -278,7 +278,7 @@ impl World {
                 .get(other)
                 .is_some_and(|o| o.kind == BodyKind::Dynamic)
         };
-        self.contacts.remove_where(|c| {
+        self.contacts.remove_where(handle.index(), |c| {
             (c.body_a == handle && !other_moves(c.body_b))
                 || (c.body_b == handle && !other_moves(c.body_a))
         });

@@ -413,7 +413,7 @@ impl World {
             .ok_or_else(|| PhysicsError::new("shape", "no such shape"))?;
         self.broad_phase.destroy_proxy(s.proxy);
         self.contacts
-            .remove_where(|c| c.shape_a == shape || c.shape_b == shape);
+            .remove_where(s.body.index(), |c| c.shape_a == shape || c.shape_b == shape);
         if let Some(b) = self.bodies.get_mut(s.body) {
             b.shapes.retain(|&h| h != shape);
         }
@@ -430,19 +430,19 @@ impl World {
         for j in joints {
             self.destroy_joint(j)?;
         }
-        let touched: Vec<BodyHandle> = self
-            .contacts
-            .live()
-            .filter_map(|c| {
-                if c.body_a == body {
-                    Some(c.body_b)
-                } else if c.body_b == body {
-                    Some(c.body_a)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        // One pass over the contacts: the body's go, and the bodies they touched wake.
+        let mut touched: Vec<BodyHandle> = Vec::new();
+        self.contacts.remove_where(body.index(), |c| {
+            let other = if c.body_a == body {
+                c.body_b
+            } else if c.body_b == body {
+                c.body_a
+            } else {
+                return false;
+            };
+            touched.push(other);
+            true
+        });
         for other in touched {
             self.wake_body(other);
         }
@@ -452,8 +452,6 @@ impl World {
                 self.broad_phase.destroy_proxy(shape.proxy);
             }
         }
-        self.contacts
-            .remove_where(|c| c.body_a == body || c.body_b == body);
         self.islands.remove(body.index());
         self.bodies.remove(body);
         Ok(())
@@ -505,7 +503,7 @@ impl World {
         // A joint made disabled (a broken one of an export) lets its bodies collide.
         if !def.collide_connected && def.enabled {
             let (a, b) = (def.body_a, def.body_b);
-            self.contacts.remove_where(|c| {
+            self.contacts.remove_where(a.index(), |c| {
                 (c.body_a == a && c.body_b == b) || (c.body_a == b && c.body_b == a)
             });
         }

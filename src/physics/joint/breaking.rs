@@ -201,7 +201,7 @@ impl crate::physics::World {
         }
         if !collide {
             if enabled {
-                self.contacts.remove_where(|c| {
+                self.contacts.remove_where(a.index(), |c| {
                     (c.body_a == a && c.body_b == b) || (c.body_a == b && c.body_b == a)
                 });
             } else {
