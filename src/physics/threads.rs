@@ -23,6 +23,10 @@
 //!   its shapes from one thread (runs of the awake list, `ranges`, `Arena::shared`):
 //!   per-item work, the same whoever does it. What such a pass hands on (the proxies
 //!   to move in the tree, the bodies to freeze) is taken afterwards in awake order.
+//! - The joints solved one by one (`solver/joints.rs`) run level by level: a joint's level
+//!   is one more than that of the joints before it on either of its moving bodies, so the
+//!   joints of a level share no moving body, and each body meets its joints in the
+//!   one-thread order (`JointSolver::schedule_levels`).
 //! - No float is summed across threads.
 //!
 //! With one thread (the default), or without the feature, every helper runs its work in

@@ -6,7 +6,8 @@
 //! eight at a time, the rest one by one first, all by the one point kernel of
 //! `revolute_pin.rs`. Every other joint, and every joint of the
 //! classic solver, is solved through `Joint`, whose one `match` dispatches to the joint's
-//! file. The world calls each stage once and never sees the split.
+//! file. The world calls each stage once and never sees the split. With several threads
+//! those joints are solved level by level (`schedule_levels`), with the same result.
 
 use super::revolute_pin::Pins;
 use super::{Softness, SolverBody, StepContext};
@@ -21,6 +22,12 @@ use crate::physics::settings::{
 };
 use crate::physics::threads::Threads;
 
+/// Scalar joints per thread below which they are solved in order on one thread.
+const MIN_SCALAR_JOINTS_PER_THREAD: usize = 32;
+
+/// Most levels `schedule_levels` keeps (the team's colour limit, `Threads::by_colour_ref`).
+const MAX_LEVELS: usize = 32;
+
 /// The joints of one step, laid out for the solver. Buffers are reused.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct JointSolver {
@@ -32,6 +39,12 @@ pub(crate) struct JointSolver {
     pub(crate) pins: Pins,
     /// Slots of the joints solved through `Joint` (classic: every active joint).
     scalar: Vec<usize>,
+    /// With several threads: `scalar` regrouped by level (`schedule_levels`), level
+    /// after level, and where each level starts (empty: solved in order on one thread).
+    level_order: Vec<u32>,
+    level_starts: Vec<usize>,
+    /// Scratch of `schedule_levels`: per solver body, the level of its last joint.
+    body_level: Vec<u32>,
     velocity_scratch: Vec<(Vec2, f32)>,
     joint_scratch: Vec<JointKind>,
     /// This step coloured the free pins (soft step).
@@ -46,6 +59,7 @@ impl JointSolver {
         bodies: &Arena<Body>,
         solver_bodies: &[SolverBody],
         ctx: &StepContext,
+        threads: &Threads,
     ) {
         self.active.clear();
         let capacity = joints.capacity();
@@ -88,6 +102,98 @@ impl JointSolver {
             }
         }
         self.pins.build(&self.revolute_rows, solver_bodies);
+        self.schedule_levels(joints, solver_bodies.len(), threads);
+    }
+
+    /// Regroup the scalar joints for several threads without changing any result. In
+    /// order, each joint's level is one more than the highest level of the joints before it
+    /// on either of its moving bodies (the shared static body 0 is only read, never
+    /// written). Joints of one level share no moving body, so they may run at once; and
+    /// level after level, each body meets its joints in the order the one-thread loop
+    /// does, so every velocity and impulse comes out bit for bit the same. Left empty
+    /// (one thread in order) on one thread, for few joints, or when the levels are more
+    /// than the team splits (a long chain: one joint a level).
+    fn schedule_levels(&mut self, joints: &Arena<Joint>, body_count: usize, threads: &Threads) {
+        self.level_order.clear();
+        self.level_starts.clear();
+        if threads.count() == 1
+            || self.scalar.len() < MIN_SCALAR_JOINTS_PER_THREAD * threads.count()
+        {
+            return;
+        }
+        self.body_level.clear();
+        self.body_level.resize(body_count, 0);
+        // Each joint's level, kept in `level_order` until the counting sort below.
+        let mut top = 0;
+        for &j in &self.scalar {
+            let joint = joints.at(j);
+            let moving = [joint.index_a, joint.index_b].map(|i| (i != 0).then_some(i));
+            let level = moving
+                .iter()
+                .flatten()
+                .map(|&i| self.body_level[i])
+                .max()
+                .unwrap_or(0)
+                + 1;
+            for &i in moving.iter().flatten() {
+                self.body_level[i] = level;
+            }
+            self.level_order.push(level);
+            top = top.max(level as usize);
+        }
+        if top > MAX_LEVELS {
+            self.level_order.clear();
+            return;
+        }
+        // Counting sort by level, stable (a level's joints stay in order): entry `l` of
+        // `level_starts` counts level `l` (1 to `top`), then, summed, is where level `l + 1`
+        // starts; entry 0 stays 0 and the last is the end.
+        let levels = std::mem::take(&mut self.level_order);
+        self.level_starts.resize(top + 1, 0);
+        for &level in &levels {
+            self.level_starts[level as usize] += 1;
+        }
+        let mut sum = 0;
+        for start in &mut self.level_starts {
+            sum += *start;
+            *start = sum;
+        }
+        self.level_order.resize(levels.len(), 0);
+        let mut next = self.level_starts.clone();
+        for (&j, &level) in self.scalar.iter().zip(&levels) {
+            let at = &mut next[level as usize - 1];
+            self.level_order[*at] = j as u32;
+            *at += 1;
+        }
+    }
+
+    /// `run(joint, bodies)` over the scalar joints: level by level across the threads when
+    /// they were scheduled, else in order.
+    fn each_scalar(
+        &self,
+        joints: &mut Arena<Joint>,
+        bodies: &mut [SolverBody],
+        threads: &Threads,
+        run: impl Fn(&mut Joint, &mut [SolverBody]) + Sync,
+    ) {
+        if self.level_order.is_empty() {
+            for &j in &self.scalar {
+                run(joints.at_mut(j), bodies);
+            }
+            return;
+        }
+        let shared = joints.shared();
+        threads.by_colour_ref(
+            &self.level_order,
+            &self.level_starts,
+            bodies,
+            |js, bodies| {
+                for &j in js {
+                    // SAFETY: each scalar joint is in one level and one block of it.
+                    run(unsafe { shared.at_mut(j as usize) }, bodies);
+                }
+            },
+        );
     }
 
     /// Warm start: the rows when warm starting is on; each other joint decides itself.
@@ -101,6 +207,7 @@ impl JointSolver {
         if ctx.warm_starting() {
             self.pins.warm_start(bodies, threads);
         }
+        // In order: a warm start is too short a job per joint for a wait at every level.
         for &j in &self.scalar {
             joints.at_mut(j).warm_start(bodies, ctx);
         }
@@ -122,9 +229,9 @@ impl JointSolver {
             Softness::RIGID
         };
         self.pins.solve(bodies, row_softness, threads);
-        for &j in &self.scalar {
-            joints.at_mut(j).solve(bodies, ctx, use_bias);
-        }
+        self.each_scalar(joints, bodies, threads, |joint, bodies| {
+            joint.solve(bodies, ctx, use_bias)
+        });
     }
 
     /// Classic: joint position correction by non-linear Gauss-Seidel (Box2D v2).

@@ -324,7 +324,7 @@ impl StepSolver {
             &self.threads,
         );
         self.joints
-            .prepare(world.joints, world.bodies, &self.bodies, ctx);
+            .prepare(world.joints, world.bodies, &self.bodies, ctx, &self.threads);
     }
 
     /// Apply last step's impulses: joints, then contacts.
