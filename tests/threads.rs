@@ -279,66 +279,51 @@ fn jointed_chains(solver: SolverKind, threads: usize, steps: usize) -> World {
                 .unwrap();
             if let Some(a) = previous {
                 let anchor = p - Vec2::new(0.4, 0.0);
-                let def = match k % 5 {
-                    1 => JointDef::new(
-                        a,
-                        body,
-                        RevoluteJointDef {
-                            anchor,
-                            enable_limit: true,
-                            lower_angle: -0.4,
-                            upper_angle: 0.6,
-                            enable_spring: true,
-                            spring_hertz: 3.0,
-                            ..RevoluteJointDef::default()
-                        },
-                    ),
-                    2 => JointDef::new(
-                        a,
-                        body,
-                        WeldJointDef {
-                            anchor,
-                            ..WeldJointDef::default()
-                        },
-                    ),
-                    3 => JointDef::new(
-                        a,
-                        body,
-                        DistanceJointDef {
-                            anchor_a: p - Vec2::new(0.8, 0.0),
-                            anchor_b: p,
-                            enable_spring: true,
-                            hertz: 4.0,
-                            damping_ratio: 0.3,
-                            ..DistanceJointDef::default()
-                        },
-                    ),
-                    4 => JointDef::new(
-                        a,
-                        body,
-                        PrismaticJointDef {
-                            anchor,
-                            axis: Vec2::X,
-                            enable_limit: true,
-                            lower_translation: -0.1,
-                            upper_translation: 0.2,
-                            ..PrismaticJointDef::default()
-                        },
-                    ),
-                    _ => JointDef::new(
-                        a,
-                        body,
-                        WheelJointDef {
-                            anchor,
-                            axis: Vec2::Y,
-                            enable_spring: true,
-                            hertz: 5.0,
-                            damping_ratio: 0.5,
-                            ..WheelJointDef::default()
-                        },
-                    ),
+                let kind: JointDefKind = match k % 5 {
+                    1 => RevoluteJointDef {
+                        anchor,
+                        enable_limit: true,
+                        lower_angle: -0.4,
+                        upper_angle: 0.6,
+                        enable_spring: true,
+                        spring_hertz: 3.0,
+                        ..RevoluteJointDef::default()
+                    }
+                    .into(),
+                    2 => WeldJointDef {
+                        anchor,
+                        ..WeldJointDef::default()
+                    }
+                    .into(),
+                    3 => DistanceJointDef {
+                        anchor_a: p - Vec2::new(0.8, 0.0),
+                        anchor_b: p,
+                        enable_spring: true,
+                        hertz: 4.0,
+                        damping_ratio: 0.3,
+                        ..DistanceJointDef::default()
+                    }
+                    .into(),
+                    4 => PrismaticJointDef {
+                        anchor,
+                        axis: Vec2::X,
+                        enable_limit: true,
+                        lower_translation: -0.1,
+                        upper_translation: 0.2,
+                        ..PrismaticJointDef::default()
+                    }
+                    .into(),
+                    _ => WheelJointDef {
+                        anchor,
+                        axis: Vec2::Y,
+                        enable_spring: true,
+                        hertz: 5.0,
+                        damping_ratio: 0.5,
+                        ..WheelJointDef::default()
+                    }
+                    .into(),
                 };
-                world.create_joint(&def).unwrap();
+                world.create_joint(&JointDef::new(a, body, kind)).unwrap();
             }
             previous = Some(body);
         }

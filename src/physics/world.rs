@@ -178,10 +178,11 @@ impl World {
         self.solver.threads.count()
     }
 
-    /// Step with `count` threads from the next step on: the narrow phase and the
-    /// colour-by-colour solve are split across them. The results are identical for any
-    /// count (and to a build without the `parallel` feature, where the count is accepted
-    /// and the step stays serial). Refused outside `1..=64`, naming the field `threads`.
+    /// Step with `count` threads from the next step on: the broad and narrow phases, the
+    /// passes over the bodies, the colour-by-colour solve and the one-by-one joints are split
+    /// across them (`threads.rs`). The results are identical for any count (and to a build
+    /// without the `parallel` feature, where the count is accepted and the step stays
+    /// serial). Refused outside `1..=64`, naming the field `threads`.
     pub fn set_thread_count(&mut self, count: usize) -> PhysicsResult<()> {
         if count != self.solver.threads.requested() {
             self.solver.threads = Threads::new(count)?;
