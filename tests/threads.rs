@@ -14,11 +14,9 @@ use impulse::physics::joint::{
 };
 use impulse::physics::*;
 
-/// A kinematic spinner stirring a tumbling heap of mixed shapes inside a closed box, with a
-/// hanging grid of pinned balls (free revolute pins, batched) and a chain of distance and
-/// weld joints: contacts, pins, scalar joints and kinematic bodies shared by many
-/// constraints, chaotic enough that any difference in any impulse grows into the hash.
-fn stirred_heap(solver: SolverKind, threads: usize) -> World {
+/// A world of `solver` at 4 sub-steps, sleep off, on `threads` threads, with a static body
+/// holding one box per `(centre, half extents)` of `walls`.
+fn walled_world(solver: SolverKind, threads: usize, walls: &[(Vec2, Vec2)]) -> (World, BodyHandle) {
     let mut world = World::new(SolverSettings {
         solver,
         substeps: 4,
@@ -26,18 +24,28 @@ fn stirred_heap(solver: SolverKind, threads: usize) -> World {
     });
     world.set_thread_count(threads).unwrap();
     let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
-    // A box 24 m wide and 30 m tall, open at no side.
-    for (centre, half) in [
-        (Vec2::new(0.0, -0.5), Vec2::new(12.5, 0.5)),
-        (Vec2::new(0.0, 30.5), Vec2::new(12.5, 0.5)),
-        (Vec2::new(-12.5, 15.0), Vec2::new(0.5, 15.5)),
-        (Vec2::new(12.5, 15.0), Vec2::new(0.5, 15.5)),
-    ] {
+    for &(centre, half) in walls {
         let wall = Polygon::new_offset_box(half.x, half.y, centre, 0.0).unwrap();
         world
             .create_shape(ground, &ShapeDef::new(Geometry::Polygon(wall)))
             .unwrap();
     }
+    (world, ground)
+}
+
+/// A kinematic spinner stirring a tumbling heap of mixed shapes inside a closed box, with a
+/// hanging grid of pinned balls (free revolute pins, batched) and a chain of distance and
+/// weld joints: contacts, pins, scalar joints and kinematic bodies shared by many
+/// constraints, chaotic enough that any difference in any impulse grows into the hash.
+fn stirred_heap(solver: SolverKind, threads: usize) -> World {
+    // A box 24 m wide and 30 m tall, open at no side.
+    let walls = [
+        (Vec2::new(0.0, -0.5), Vec2::new(12.5, 0.5)),
+        (Vec2::new(0.0, 30.5), Vec2::new(12.5, 0.5)),
+        (Vec2::new(-12.5, 15.0), Vec2::new(0.5, 15.5)),
+        (Vec2::new(12.5, 15.0), Vec2::new(0.5, 15.5)),
+    ];
+    let (mut world, ground) = walled_world(solver, threads, &walls);
     let spinner = world
         .create_body(&BodyDef::new(BodyKind::Kinematic, Vec2::new(0.0, 6.0)).angular_velocity(-2.0))
         .unwrap();
@@ -185,22 +193,12 @@ fn classic_state_is_identical_at_one_and_two_threads() {
 /// bodies, write-back, speed caps, cleared forces) split at 2 and 3 threads
 /// (`MIN_ARENA_BODIES_PER_THREAD` = 1,024 per thread).
 fn falling_field(threads: usize, steps: usize) -> World {
-    let mut world = World::new(SolverSettings {
-        substeps: 4,
-        ..awake_settings()
-    });
-    world.set_thread_count(threads).unwrap();
-    let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
-    for (centre, half) in [
+    let walls = [
         (Vec2::new(0.0, -0.5), Vec2::new(13.0, 0.5)),
         (Vec2::new(-12.5, 15.0), Vec2::new(0.5, 15.5)),
         (Vec2::new(12.5, 15.0), Vec2::new(0.5, 15.5)),
-    ] {
-        let wall = Polygon::new_offset_box(half.x, half.y, centre, 0.0).unwrap();
-        world
-            .create_shape(ground, &ShapeDef::new(Geometry::Polygon(wall)))
-            .unwrap();
-    }
+    ];
+    let (mut world, _) = walled_world(SolverKind::Classic, threads, &walls);
     let mut bodies = Vec::new();
     for i in 0..3200 {
         let p = Vec2::new(-11.0 + (i % 64) as f32 * 0.35, 1.0 + (i / 64) as f32 * 0.35);
@@ -251,17 +249,8 @@ fn a_field_of_thousands_of_bodies_is_identical_at_one_two_and_three_threads() {
 /// solved one by one (none a free pin), which several threads solve level by level
 /// (`JointSolver::schedule_levels`: five levels, one per link of the chains).
 fn jointed_chains(solver: SolverKind, threads: usize, steps: usize) -> World {
-    let mut world = World::new(SolverSettings {
-        solver,
-        substeps: 4,
-        ..awake_settings()
-    });
-    world.set_thread_count(threads).unwrap();
-    let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
-    let slab = Polygon::new_offset_box(60.0, 0.5, Vec2::new(0.0, -0.5), 0.0).unwrap();
-    world
-        .create_shape(ground, &ShapeDef::new(Geometry::Polygon(slab)))
-        .unwrap();
+    let slab = (Vec2::new(0.0, -0.5), Vec2::new(60.0, 0.5));
+    let (mut world, _) = walled_world(solver, threads, &[slab]);
     let block = Geometry::Polygon(Polygon::new_box(0.3, 0.15).unwrap());
     for chain in 0..64 {
         let origin = Vec2::new(
