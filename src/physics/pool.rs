@@ -29,7 +29,7 @@ const SPIN: Duration = Duration::from_micros(200);
 /// A job: the caller's `work`, lifetime erased (it outlives every use: `run` returns only
 /// once every worker is done with it).
 #[derive(Clone, Copy)]
-struct Job(*const (dyn Fn() + Sync));
+struct Job(*const (dyn Fn(usize) + Sync));
 
 // SAFETY: the pointee is `Sync`, and lives until every worker is done with it.
 unsafe impl Send for Job {}
@@ -83,7 +83,7 @@ impl Pool {
             let shared = shared.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("impulse-worker-{}", i + 1))
-                .spawn(move || worker(&shared))?;
+                .spawn(move || worker(&shared, i + 1))?;
             // On an early return the pool drops and stops the workers already started.
             pool.workers.push(handle);
         }
@@ -95,15 +95,16 @@ impl Pool {
         self.workers.len() + 1
     }
 
-    /// Run `work` on the caller and on every worker at once; return when all are done.
-    /// When the team is busy, the caller runs `work` alone.
-    pub(crate) fn run(&self, work: &(dyn Fn() + Sync)) {
+    /// Run `work(member)` on the caller (member 0) and on every worker (worker `i` is member
+    /// `i + 1`, the same thread every job) at once; return when all are done. When the
+    /// team is busy, the caller runs `work(0)` alone.
+    pub(crate) fn run(&self, work: &(dyn Fn(usize) + Sync)) {
         let _busy = match self.busy.try_lock() {
             Ok(guard) => guard,
             // A job panicked on the caller: the team itself is sound.
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
             Err(TryLockError::WouldBlock) => {
-                work();
+                work(0);
                 return;
             }
         };
@@ -113,8 +114,8 @@ impl Pool {
         // SAFETY: only erases the lifetime; the workers are done with the job before this
         // function returns (below), and no worker reads `job` before the bump.
         let job: Job = Job(unsafe {
-            std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync)>(
-                work as *const (dyn Fn() + Sync),
+            std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync)>(
+                work as *const (dyn Fn(usize) + Sync),
             )
         });
         unsafe { *shared.job.get() = Some(job) };
@@ -124,7 +125,7 @@ impl Pool {
                 w.thread().unpark();
             }
         }
-        let mine = catch_unwind(AssertUnwindSafe(work));
+        let mine = catch_unwind(AssertUnwindSafe(|| work(0)));
         let workers = self.workers.len();
         let mut spins = 0u32;
         while shared.done.load(Ordering::Acquire) < workers {
@@ -158,8 +159,9 @@ impl Drop for Pool {
     }
 }
 
-/// A worker: wait for a new job (spinning for `SPIN`, then parked), run it, report done.
-fn worker(shared: &Shared) {
+/// Worker `member` (1, 2, ...): wait for a new job (spinning for `SPIN`, then parked), run
+/// it, report done.
+fn worker(shared: &Shared, member: usize) {
     // Generation 0 is the pool's start: a job published before this thread first looks
     // is still new to it.
     let mut seen = 0;
@@ -199,7 +201,7 @@ fn worker(shared: &Shared) {
         if let Some(Job(work)) = job {
             // SAFETY: the caller's `work` lives until every worker is done.
             let work = unsafe { &*work };
-            if catch_unwind(AssertUnwindSafe(work)).is_err() {
+            if catch_unwind(AssertUnwindSafe(|| work(member))).is_err() {
                 shared.panicked.store(true, Ordering::Relaxed);
             }
         }
@@ -220,7 +222,7 @@ mod tests {
         let runs = AtomicUsize::new(0);
         for round in 0..200 {
             runs.store(0, Ordering::SeqCst);
-            pool.run(&|| {
+            pool.run(&|_| {
                 runs.fetch_add(1, Ordering::SeqCst);
             });
             assert_eq!(runs.load(Ordering::SeqCst), 4, "round {round}");
@@ -236,7 +238,7 @@ mod tests {
         let pool = Pool::new(2).unwrap();
         let caller = std::thread::current().id();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            pool.run(&|| {
+            pool.run(&|_| {
                 if std::thread::current().id() != caller {
                     panic!("worker part fails");
                 }
@@ -244,7 +246,7 @@ mod tests {
         }));
         assert!(result.is_err());
         let runs = AtomicUsize::new(0);
-        pool.run(&|| {
+        pool.run(&|_| {
             runs.fetch_add(1, Ordering::SeqCst);
         });
         assert_eq!(runs.load(Ordering::SeqCst), 3);
@@ -261,7 +263,7 @@ mod tests {
                 std::thread::spawn(move || {
                     for _ in 0..500 {
                         let runs = AtomicUsize::new(0);
-                        pool.run(&|| {
+                        pool.run(&|_| {
                             runs.fetch_add(1, Ordering::SeqCst);
                         });
                         let n = runs.load(Ordering::SeqCst);

@@ -114,7 +114,8 @@ impl Threads {
         1
     }
 
-    /// `out[i] = f(&mut items[i])` for every `i`, in chunks the threads claim one at a time.
+    /// `out[i] = f(&mut items[i])` for every `i`, in chunks the threads claim (`take`: each
+    /// its own share first).
     pub(crate) fn map_mut<T: Send, U: Send>(
         &self,
         items: &mut [T],
@@ -124,25 +125,22 @@ impl Threads {
         assert_eq!(items.len(), out.len(), "one output per item");
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
-            use std::sync::atomic::{AtomicUsize, Ordering};
             let len = items.len();
             // Several chunks per thread, so a thread with expensive pairs, or one the
             // operating system parks, does not hold the others up.
             let chunk = len.div_ceil(8 * self.count()).max(16);
-            let chunks = len.div_ceil(chunk);
-            let next = AtomicUsize::new(0);
+            let flags = claims(len.div_ceil(chunk));
             let (items, out) = (DisjointMut::new(items), DisjointMut::new(out));
-            pool.run(&|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= chunks {
-                    break;
-                }
-                let range = k * chunk..((k + 1) * chunk).min(len);
-                // SAFETY: each chunk index is claimed by exactly one thread.
-                let (items, out) = unsafe { (items.slice(range.clone()), out.slice(range)) };
-                for (item, o) in items.iter_mut().zip(out) {
-                    *o = f(item);
-                }
+            let members = self.count();
+            pool.run(&|member| {
+                take(&flags, member, members, |k| {
+                    let range = k * chunk..((k + 1) * chunk).min(len);
+                    // SAFETY: each chunk is claimed by exactly one thread.
+                    let (items, out) = unsafe { (items.slice(range.clone()), out.slice(range)) };
+                    for (item, o) in items.iter_mut().zip(out) {
+                        *o = f(item);
+                    }
+                })
             });
             return;
         }
@@ -153,21 +151,15 @@ impl Threads {
 
     /// Run `f(part, parts)` for every part in `0..parts`, one part per thread of the team
     /// at once (`parts` = the thread count when `worth_it`, else 1: everything on the
-    /// caller). The caller cuts the work by part so that no two parts write the same thing
+    /// caller); each thread takes the same part every time when it can (`Claims`). The
+    /// caller cuts the work by part so that no two parts write the same thing
     /// (`DisjointMut`), and so that the result does not depend on `parts`.
     pub(crate) fn split(&self, worth_it: bool, f: impl Fn(usize, usize) + Sync) {
         #[cfg(feature = "parallel")]
         if let (true, Some(pool)) = (worth_it, &self.pool) {
-            use std::sync::atomic::{AtomicUsize, Ordering};
             let parts = self.count();
-            let next = AtomicUsize::new(0);
-            pool.run(&|| loop {
-                let part = next.fetch_add(1, Ordering::Relaxed);
-                if part >= parts {
-                    break;
-                }
-                f(part, parts);
-            });
+            let flags = claims(parts);
+            pool.run(&|member| take(&flags, member, parts, |part| f(part, parts)));
             return;
         }
         let _ = worth_it;
@@ -207,7 +199,7 @@ impl Threads {
     /// Run `kernel` over the batches colour by colour: `starts[c]..starts[c + 1]` are the
     /// batches of colour `c` (batches are stored colour after colour). One thread: one call
     /// over every batch, in order. More: each colour's batches are cut into blocks that the
-    /// threads claim one at a time, and no block of a colour starts before every block of
+    /// threads claim (each its own share first), and no block of a colour starts before every block of
     /// the colour before it is done (`for_each_block`).
     ///
     /// The caller promises that batches of one colour share no moving body and that the
@@ -280,7 +272,7 @@ const MAX_COLOURS: usize = 32;
 
 /// Run `f` on every block of every colour across the team: colour `c`'s batches
 /// `starts[c]..starts[c + 1]` are cut into blocks (a few per thread) that the threads claim
-/// with an atomic counter; a thread starts on colour `c` only once every block of colour
+/// (`take`: each its own share first); a thread starts on colour `c` only once every block of colour
 /// `c - 1` is done. No thread waits for another to *arrive* anywhere, only for claimed work
 /// to finish, so a thread the operating system parks holds nothing up unless it holds a
 /// block. (A block's writes are published by the release increment of `done`, which the
@@ -301,9 +293,14 @@ fn for_each_block(
         let size = len.div_ceil(BLOCKS_PER_THREAD * threads).max(1);
         (size, len.div_ceil(size))
     };
-    let claimed: [AtomicUsize; MAX_COLOURS] = std::array::from_fn(|_| AtomicUsize::new(0));
+    // Colour `c`'s block flags: `flags[first[c]..first[c + 1]]`.
+    let mut first = [0; MAX_COLOURS + 1];
+    for c in 0..colours {
+        first[c + 1] = first[c] + blocks(c).1;
+    }
+    let flags = claims(first[colours]);
     let done: [AtomicUsize; MAX_COLOURS] = std::array::from_fn(|_| AtomicUsize::new(0));
-    pool.run(&|| {
+    pool.run(&|member| {
         for c in 0..colours {
             if c > 0 {
                 let (_, before) = blocks(c - 1);
@@ -317,18 +314,52 @@ fn for_each_block(
                     }
                 }
             }
-            let (size, count) = blocks(c);
-            loop {
-                let k = claimed[c].fetch_add(1, Ordering::Relaxed);
-                if k >= count {
-                    break;
-                }
+            let (size, _) = blocks(c);
+            take(&flags[first[c]..first[c + 1]], member, threads, |k| {
                 let start = starts[c] + k * size;
                 f(start..(start + size).min(starts[c + 1]));
                 done[c].fetch_add(1, Ordering::Release);
-            }
+            });
         }
     });
+}
+
+/// `count` flags, all clear: which pieces of work `take` has handed out.
+#[cfg(feature = "parallel")]
+fn claims(count: usize) -> Vec<std::sync::atomic::AtomicBool> {
+    (0..count)
+        .map(|_| std::sync::atomic::AtomicBool::new(false))
+        .collect()
+}
+
+/// Run `run(k)` for every piece of work `k` (chunks, parts, blocks: one flag each in
+/// `flags`) that member `member` of a team of `members` claims (`pool.rs`: a member is the
+/// same thread every job): first its own equal share, front to back, then whatever is
+/// left, from the back. With the team running together each thread does the same pieces
+/// every job, so what they read and write stays in its caches from one job to the next (a
+/// shared counter handed pieces out in arrival order: at 2 threads the colour passes took
+/// 0.8 to 0.95 of the time with shares); a member the operating system parks holds
+/// nothing up, as the others take its pieces from the back. Each piece runs exactly once:
+/// its flag is taken by one swap.
+#[cfg(feature = "parallel")]
+fn take(
+    flags: &[std::sync::atomic::AtomicBool],
+    member: usize,
+    members: usize,
+    mut run: impl FnMut(usize),
+) {
+    use std::sync::atomic::Ordering;
+    let count = flags.len();
+    let mut claim = |k: usize| {
+        let flag = &flags[k];
+        if !flag.load(Ordering::Relaxed) && !flag.swap(true, Ordering::Relaxed) {
+            run(k);
+        }
+    };
+    if member < members {
+        (member * count / members..(member + 1) * count / members).for_each(&mut claim);
+    }
+    (0..count).rev().for_each(claim);
 }
 
 /// Blocks per thread and colour: enough that a slow thread's share is taken over by the
@@ -463,6 +494,50 @@ mod tests {
                         "{count} threads"
                     );
                 }
+            }
+        }
+    }
+
+    /// A member alone takes its own share front to back, then the rest from the back; a
+    /// member past the team, or one that comes later, takes what is left, each piece once.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn take_gives_each_member_its_share_first_and_each_piece_once() {
+        let flags = claims(10);
+        let mut order = Vec::new();
+        take(&flags, 1, 3, |k| order.push(k));
+        assert_eq!(order, [3, 4, 5, 9, 8, 7, 6, 2, 1, 0]);
+        let mut late = Vec::new();
+        take(&flags, 0, 3, |k| late.push(k));
+        assert!(late.is_empty(), "{late:?}");
+        let flags = claims(7);
+        take(&flags, 2, 3, |k| late.push(k));
+        take(&flags, 5, 3, |k| late.push(k));
+        assert_eq!(late, [4, 5, 6, 3, 2, 1, 0]);
+        assert!(claims(0).is_empty());
+        take(&claims(0), 0, 2, |_| panic!("no pieces"));
+    }
+
+    /// The whole team at once, over and over: every piece runs exactly once, whichever
+    /// members come and in whatever order.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn take_runs_each_piece_once_with_the_team_racing() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let pool = super::super::pool::Pool::new(3).unwrap();
+        for count in [1, 3, 4, 17, 64] {
+            for _ in 0..200 {
+                let flags = claims(count);
+                let runs: Vec<AtomicUsize> = (0..count).map(|_| AtomicUsize::new(0)).collect();
+                pool.run(&|member| {
+                    take(&flags, member, 4, |k| {
+                        runs[k].fetch_add(1, Ordering::SeqCst);
+                    })
+                });
+                assert!(
+                    runs.iter().all(|r| r.load(Ordering::SeqCst) == 1),
+                    "{count}"
+                );
             }
         }
     }
