@@ -26,7 +26,7 @@ use super::settings::{
 };
 use super::shape::Shape;
 use super::solver::contact_sticky::StickyAnchors;
-use super::threads::{DisjointMut, Threads, MIN_ARENA_BODIES_PER_THREAD};
+use super::threads::{DisjointMut, Padded, Threads, MIN_ARENA_BODIES_PER_THREAD};
 use super::world::StepStats;
 use super::{BodyHandle, ShapeHandle};
 
@@ -478,7 +478,7 @@ pub(crate) fn move_proxies(
     threads: &Threads,
 ) {
     let worth_it = awake.len() >= MIN_ARENA_BODIES_PER_THREAD * threads.count();
-    let mut moved: Vec<Vec<u32>> = vec![Vec::new(); threads.count()];
+    let mut moved: Vec<Padded<Vec<u32>>> = vec![Padded::default(); threads.count()];
     let parts = DisjointMut::new(&mut moved);
     let shared = shapes.shared();
     threads.split(worth_it, |part, parts_count| {
@@ -492,7 +492,7 @@ pub(crate) fn move_proxies(
             move_body_boxes(b, |s| unsafe { shared.at_mut(s) }, h, moved);
         }
     });
-    for s in moved.iter().flatten() {
+    for s in moved.iter().flat_map(|part| part.iter()) {
         let shape = shapes.at(*s as usize);
         broad_phase.enlarge_proxy(shape.proxy, shape.fat_aabb);
     }

@@ -96,6 +96,16 @@ impl<T> SharedArena<'_, T> {
     pub(crate) unsafe fn at_mut(&self, index: usize) -> &mut T {
         self.0.get(index).value.as_mut().expect("live slot")
     }
+
+    /// The item in slot `index`, if the slot is live.
+    ///
+    /// # Safety
+    /// As `at_mut`.
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn get_mut(&self, index: usize) -> Option<&mut T> {
+        self.0.get(index).value.as_mut()
+    }
 }
 
 impl<T> Default for Arena<T> {

@@ -367,6 +367,27 @@ fn take(
 #[cfg(feature = "parallel")]
 const BLOCKS_PER_THREAD: usize = 4;
 
+/// `T` alone in its cache lines (128 bytes: the line and the one the CPU fetches with it),
+/// for what each thread of a split writes on its own, such as a list it pushes to: two
+/// threads writing neighbouring outputs would pass the shared line back and forth on
+/// every write.
+#[derive(Clone, Debug, Default)]
+#[repr(align(128))]
+pub(crate) struct Padded<T>(pub T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Padded<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
 /// A slice handed to several threads, which promise to touch disjoint parts (each element
 /// written by one thread only: the parts of `Threads::split`, the chunks of `map_mut`, the
 /// blocks of `by_colour`).

@@ -22,7 +22,7 @@
 use super::dynamic_tree::{DynamicTree, ProxyFilter};
 use crate::physics::math::{Aabb, Vec2};
 use crate::physics::settings::AABB_MARGIN;
-use crate::physics::threads::Threads;
+use crate::physics::threads::{Padded, Threads};
 
 /// Which tree a proxy lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,7 +103,7 @@ pub struct BroadPhase {
     /// moved proxy finds are such pairs, and the caller's filter need not see them.
     previous: [Vec<Aabb>; 2],
     /// Scratch for `update_pairs`: what each thread's part of the pair walk found.
-    found: Vec<Found>,
+    found: Vec<Padded<Found>>,
 }
 
 /// What one part of `update_pairs`'s walk found: the new pairs, and the overlaps counted.
@@ -335,7 +335,7 @@ impl BroadPhase {
             &self.moved_ids,
             threads,
             &mut self.found,
-            |leaf_a, user_a, leaf_b, user_b, found| {
+            |leaf_a, user_a, leaf_b, user_b, found: &mut Padded<Found>| {
                 report(
                     found,
                     &previous_moving[leaf_a as usize],

@@ -20,10 +20,14 @@ use crate::physics::math::Vec2;
 use crate::physics::settings::{
     SolverKind, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION,
 };
-use crate::physics::threads::Threads;
+use crate::physics::threads::{DisjointMut, Padded, Threads};
 
 /// Scalar joints per thread below which they are solved in order on one thread.
 const MIN_SCALAR_JOINTS_PER_THREAD: usize = 32;
+
+/// Joint slots per thread below which the prepare stays on one thread: a joint's prepare
+/// costs tens of nanoseconds, waking the team about a microsecond.
+const MIN_PREPARED_JOINTS_PER_THREAD: usize = 256;
 
 /// Most levels `schedule_levels` keeps (the team's colour limit, `Threads::by_colour_ref`).
 const MAX_LEVELS: usize = 32;
@@ -33,6 +37,8 @@ const MAX_LEVELS: usize = 32;
 pub(crate) struct JointSolver {
     /// Slots of the joints with an awake body.
     active: Vec<usize>,
+    /// Scratch of `prepare`: what each part of the team prepared.
+    prepared: Vec<Padded<Prepared>>,
     /// Soft step: the free revolute pins' rows, as prepared.
     revolute_rows: Vec<RevoluteRow>,
     /// Soft step: the free pins, coloured into batches (and the overflow).
@@ -51,6 +57,15 @@ pub(crate) struct JointSolver {
     coloured: bool,
 }
 
+/// The joints one part of `JointSolver::prepare` prepared, in slot order: all of them, the
+/// free pins' rows and the others.
+#[derive(Clone, Debug, Default)]
+struct Prepared {
+    active: Vec<usize>,
+    rows: Vec<RevoluteRow>,
+    scalar: Vec<usize>,
+}
+
 impl JointSolver {
     /// Prepare every joint with an awake body; soft step: free pins go to the compact rows.
     pub(crate) fn prepare(
@@ -61,44 +76,66 @@ impl JointSolver {
         ctx: &StepContext,
         threads: &Threads,
     ) {
-        self.active.clear();
+        // Each joint is prepared from its bodies alone, so the slots split into equal runs
+        // across the team, each run listing its prepared joints; the lists are joined in
+        // run order, which is slot order.
         let capacity = joints.capacity();
-        for i in 0..capacity {
-            let Some(handle) = joints.handle_at(i) else {
-                continue;
-            };
-            let (a, b, enabled) = {
-                let j = joints.get(handle).expect("live");
-                (j.body_a, j.body_b, j.is_enabled())
-            };
-            // A disabled (broken) joint is not solved.
-            if !enabled {
-                continue;
-            }
-            let body_a = bodies.get(a).expect("joint's body");
-            let body_b = bodies.get(b).expect("joint's body");
-            if !body_a.awake && !body_b.awake {
-                continue;
-            }
-            let joint = joints.at_mut(i);
-            joint.index_a = if body_a.awake { body_a.solver_index } else { 0 };
-            joint.index_b = if body_b.awake { body_b.solver_index } else { 0 };
-            joint.prepare(body_a, body_b, ctx);
-            self.active.push(i);
-        }
-        self.revolute_rows.clear();
-        self.scalar.clear();
+        let worth_it = capacity >= MIN_PREPARED_JOINTS_PER_THREAD * threads.count();
         let soft = ctx.settings.solver == SolverKind::SoftStep;
         self.coloured = soft;
-        for &i in &self.active {
-            let row = if soft {
-                joints.at(i).revolute_row(i)
-            } else {
-                None
-            };
-            match row {
-                Some(row) => self.revolute_rows.push(row),
-                None => self.scalar.push(i),
+        self.prepared.resize_with(threads.count(), Padded::default);
+        {
+            let shared = joints.shared();
+            let lists = DisjointMut::new(&mut self.prepared);
+            threads.split(worth_it, |part, parts| {
+                // SAFETY: part `part` alone uses list `part`.
+                let list = unsafe { lists.get(part) };
+                list.active.clear();
+                list.rows.clear();
+                list.scalar.clear();
+                let per = capacity.div_ceil(parts);
+                for i in (part * per).min(capacity)..((part + 1) * per).min(capacity) {
+                    // SAFETY: the parts' runs of slots are disjoint.
+                    let Some(joint) = (unsafe { shared.get_mut(i) }) else {
+                        continue;
+                    };
+                    // A disabled (broken) joint is not solved.
+                    if !joint.is_enabled() {
+                        continue;
+                    }
+                    let body_a = bodies.get(joint.body_a).expect("joint's body");
+                    let body_b = bodies.get(joint.body_b).expect("joint's body");
+                    if !body_a.awake && !body_b.awake {
+                        continue;
+                    }
+                    joint.index_a = if body_a.awake { body_a.solver_index } else { 0 };
+                    joint.index_b = if body_b.awake { body_b.solver_index } else { 0 };
+                    joint.prepare(body_a, body_b, ctx);
+                    list.active.push(i);
+                    // Soft step: a free pin goes to the compact rows.
+                    let row = if soft { joint.revolute_row(i) } else { None };
+                    match row {
+                        Some(row) => list.rows.push(row),
+                        None => list.scalar.push(i),
+                    }
+                }
+            });
+        }
+        let parts = if worth_it { threads.count() } else { 1 };
+        if parts == 1 {
+            // One part: its lists are the step's (swapped, not copied).
+            let list = &mut self.prepared[0];
+            std::mem::swap(&mut self.active, &mut list.active);
+            std::mem::swap(&mut self.revolute_rows, &mut list.rows);
+            std::mem::swap(&mut self.scalar, &mut list.scalar);
+        } else {
+            self.active.clear();
+            self.revolute_rows.clear();
+            self.scalar.clear();
+            for list in &self.prepared[..parts] {
+                self.active.extend_from_slice(&list.active);
+                self.revolute_rows.extend_from_slice(&list.rows);
+                self.scalar.extend_from_slice(&list.scalar);
             }
         }
         self.pins.build(&self.revolute_rows, solver_bodies);
