@@ -151,9 +151,9 @@ impl Threads {
 
     /// Run `f(part, parts)` for every part in `0..parts`, one part per thread of the team
     /// at once (`parts` = the thread count when `worth_it`, else 1: everything on the
-    /// caller); each thread takes the same part every time when it can (`Claims`). The
-    /// caller cuts the work by part so that no two parts write the same thing
-    /// (`DisjointMut`), and so that the result does not depend on `parts`.
+    /// caller); each thread takes the same part every time when it can (`take`). The caller
+    /// cuts the work by part so that no two parts write the same thing (`DisjointMut`), and
+    /// so that the result does not depend on `parts`.
     pub(crate) fn split(&self, worth_it: bool, f: impl Fn(usize, usize) + Sync) {
         #[cfg(feature = "parallel")]
         if let (true, Some(pool)) = (worth_it, &self.pool) {
@@ -199,8 +199,8 @@ impl Threads {
     /// Run `kernel` over the batches colour by colour: `starts[c]..starts[c + 1]` are the
     /// batches of colour `c` (batches are stored colour after colour). One thread: one call
     /// over every batch, in order. More: each colour's batches are cut into blocks that the
-    /// threads claim (each its own share first), and no block of a colour starts before every block of
-    /// the colour before it is done (`for_each_block`).
+    /// threads claim (each its own share first), and no block of a colour starts before
+    /// every block of the colour before it is done (`for_each_block`).
     ///
     /// The caller promises that batches of one colour share no moving body and that the
     /// kernel writes no fixed body (see the module docs): that is what makes the shared
@@ -272,8 +272,8 @@ const MAX_COLOURS: usize = 32;
 
 /// Run `f` on every block of every colour across the team: colour `c`'s batches
 /// `starts[c]..starts[c + 1]` are cut into blocks (a few per thread) that the threads claim
-/// (`take`: each its own share first); a thread starts on colour `c` only once every block of colour
-/// `c - 1` is done. No thread waits for another to *arrive* anywhere, only for claimed work
+/// (`take`: each its own share first); a thread starts on colour `c` only once every block
+/// of colour `c - 1` is done. No thread waits for another to *arrive* anywhere, only for claimed work
 /// to finish, so a thread the operating system parks holds nothing up unless it holds a
 /// block. (A block's writes are published by the release increment of `done`, which the
 /// next colour's threads acquire.)
