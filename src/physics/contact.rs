@@ -26,7 +26,7 @@ use super::settings::{
 };
 use super::shape::Shape;
 use super::solver::contact_sticky::StickyAnchors;
-use super::threads::{DisjointMut, Padded, Threads, MIN_ARENA_BODIES_PER_THREAD};
+use super::threads::{Padded, Threads, MIN_ARENA_BODIES_PER_THREAD};
 use super::world::StepStats;
 use super::{BodyHandle, ShapeHandle};
 
@@ -478,21 +478,16 @@ pub(crate) fn move_proxies(
     threads: &Threads,
 ) {
     let worth_it = awake.len() >= MIN_ARENA_BODIES_PER_THREAD * threads.count();
-    let mut moved: Vec<Padded<Vec<u32>>> = vec![Padded::default(); threads.count()];
-    let parts = DisjointMut::new(&mut moved);
+    let mut moved: Vec<Padded<Vec<u32>>> = Vec::new();
     let shared = shapes.shared();
-    threads.split(worth_it, |part, parts_count| {
-        let per = awake.len().div_ceil(parts_count);
-        let run = &awake[(part * per).min(awake.len())..((part + 1) * per).min(awake.len())];
-        // SAFETY: part `part` writes its own list.
-        let moved = unsafe { parts.get(part) };
-        for &i in run {
+    let parts = threads.runs_into(awake.len(), worth_it, &mut moved, |run, moved| {
+        for &i in &awake[run] {
             let b = bodies.at(i);
             // SAFETY: each shape belongs to one body, and each body is in one run.
             move_body_boxes(b, |s| unsafe { shared.at_mut(s) }, h, moved);
         }
     });
-    for s in moved.iter().flat_map(|part| part.iter()) {
+    for s in moved[..parts].iter().flat_map(|part| part.iter()) {
         let shape = shapes.at(*s as usize);
         broad_phase.enlarge_proxy(shape.proxy, shape.fat_aabb);
     }

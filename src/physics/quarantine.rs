@@ -53,7 +53,7 @@ use super::contact::{Contact, NOT_TOUCHING};
 use super::limits;
 use super::math::Vec2;
 use super::solver::step::cap_speeds;
-use super::threads::{DisjointMut, Padded, MIN_ARENA_BODIES_PER_THREAD};
+use super::threads::{Padded, MIN_ARENA_BODIES_PER_THREAD};
 use super::world::World;
 use super::BodyHandle;
 
@@ -189,25 +189,19 @@ impl World {
         let threads = &self.solver.threads;
         let capacity = self.joints.capacity();
         let worth_it = capacity >= MIN_HELD_JOINTS_PER_THREAD * threads.count();
-        let mut lists: Vec<Padded<Vec<usize>>> = vec![Padded::default(); threads.count()];
-        {
-            let joints = self.joints.shared();
-            let out = DisjointMut::new(&mut lists);
-            threads.split(worth_it, |part, parts| {
-                // SAFETY: part `part` alone uses list `part`.
-                let list = unsafe { out.get(part) };
-                let per = capacity.div_ceil(parts);
-                for i in (part * per).min(capacity)..((part + 1) * per).min(capacity) {
-                    // SAFETY: the parts' runs of slots are disjoint.
-                    if let Some(j) = unsafe { joints.get_mut(i) } {
-                        if !j.hold_impulses() {
-                            list.push(i);
-                        }
+        let mut lists: Vec<Padded<Vec<usize>>> = Vec::new();
+        let joints = self.joints.shared();
+        let parts = threads.runs_into(capacity, worth_it, &mut lists, |run, list| {
+            for i in run {
+                // SAFETY: the parts' runs of slots are disjoint.
+                if let Some(j) = unsafe { joints.get_mut(i) } {
+                    if !j.hold_impulses() {
+                        list.push(i);
                     }
                 }
-            });
-        }
-        for &i in lists.iter().flat_map(|list| list.iter()) {
+            }
+        });
+        for &i in lists[..parts].iter().flat_map(|list| list.iter()) {
             if let Some(handle) = self.joints.handle_at(i) {
                 self.stats.quarantined_joints.push(handle);
             }

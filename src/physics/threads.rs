@@ -155,15 +155,25 @@ impl Threads {
     /// cuts the work by part so that no two parts write the same thing (`DisjointMut`), and
     /// so that the result does not depend on `parts`.
     pub(crate) fn split(&self, worth_it: bool, f: impl Fn(usize, usize) + Sync) {
+        let parts = self.parts(worth_it);
         #[cfg(feature = "parallel")]
-        if let (true, Some(pool)) = (worth_it, &self.pool) {
-            let parts = self.count();
+        if let (true, Some(pool)) = (parts > 1, &self.pool) {
             let flags = claims(parts);
             pool.run(&|member| take(&flags, member, parts, |part| f(part, parts)));
             return;
         }
-        let _ = worth_it;
+        debug_assert_eq!(parts, 1);
         f(0, 1);
+    }
+
+    /// How many parts `split` cuts the work into: the thread count when `worth_it` (and
+    /// there is a team), else 1.
+    fn parts(&self, worth_it: bool) -> usize {
+        if worth_it {
+            self.count()
+        } else {
+            1
+        }
     }
 
     /// `f(range)` over `0..len` cut into one equal run per part (`split`).
@@ -173,10 +183,29 @@ impl Threads {
         worth_it: bool,
         f: impl Fn(std::ops::Range<usize>) + Sync,
     ) {
+        self.split(worth_it, |part, parts| f(run_of(len, part, parts)));
+    }
+
+    /// `ranges`, each part also writing its own output: `f(range, &mut outputs[part])`
+    /// (`outputs` grows to the parts; each in its own cache lines, `Padded`). Returns the
+    /// number of parts: their outputs, read in order, follow `0..len`, whatever the count.
+    pub(crate) fn runs_into<T: Send + Default>(
+        &self,
+        len: usize,
+        worth_it: bool,
+        outputs: &mut Vec<Padded<T>>,
+        f: impl Fn(std::ops::Range<usize>, &mut T) + Sync,
+    ) -> usize {
+        let parts = self.parts(worth_it);
+        if outputs.len() < parts {
+            outputs.resize_with(parts, Padded::default);
+        }
+        let out = DisjointMut::new(outputs);
         self.split(worth_it, |part, parts| {
-            let per = len.div_ceil(parts);
-            f((part * per).min(len)..((part + 1) * per).min(len));
+            // SAFETY: part `part` alone uses output `part`.
+            f(run_of(len, part, parts), unsafe { out.get(part) });
         });
+        parts
     }
 
     /// `f(offset, chunk)` over `items` cut into one equal run per part (`split`), `offset`
@@ -265,6 +294,12 @@ impl Threads {
         }
         kernel(batches, bodies);
     }
+}
+
+/// Part `part` of `parts` equal runs of `0..len` (the last ones shorter or empty).
+fn run_of(len: usize, part: usize, parts: usize) -> std::ops::Range<usize> {
+    let per = len.div_ceil(parts);
+    (part * per).min(len)..((part + 1) * per).min(len)
 }
 
 /// Most colours `by_colour` splits (more run on one thread; the graph has 24).

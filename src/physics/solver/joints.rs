@@ -20,7 +20,7 @@ use crate::physics::math::Vec2;
 use crate::physics::settings::{
     SolverKind, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION,
 };
-use crate::physics::threads::{DisjointMut, Padded, Threads};
+use crate::physics::threads::{Padded, Threads};
 
 /// Scalar joints per thread below which they are solved in order on one thread.
 const MIN_SCALAR_JOINTS_PER_THREAD: usize = 32;
@@ -83,45 +83,37 @@ impl JointSolver {
         let worth_it = capacity >= MIN_PREPARED_JOINTS_PER_THREAD * threads.count();
         let soft = ctx.settings.solver == SolverKind::SoftStep;
         self.coloured = soft;
-        self.prepared.resize_with(threads.count(), Padded::default);
-        {
-            let shared = joints.shared();
-            let lists = DisjointMut::new(&mut self.prepared);
-            threads.split(worth_it, |part, parts| {
-                // SAFETY: part `part` alone uses list `part`.
-                let list = unsafe { lists.get(part) };
-                list.active.clear();
-                list.rows.clear();
-                list.scalar.clear();
-                let per = capacity.div_ceil(parts);
-                for i in (part * per).min(capacity)..((part + 1) * per).min(capacity) {
-                    // SAFETY: the parts' runs of slots are disjoint.
-                    let Some(joint) = (unsafe { shared.get_mut(i) }) else {
-                        continue;
-                    };
-                    // A disabled (broken) joint is not solved.
-                    if !joint.is_enabled() {
-                        continue;
-                    }
-                    let body_a = bodies.get(joint.body_a).expect("joint's body");
-                    let body_b = bodies.get(joint.body_b).expect("joint's body");
-                    if !body_a.awake && !body_b.awake {
-                        continue;
-                    }
-                    joint.index_a = if body_a.awake { body_a.solver_index } else { 0 };
-                    joint.index_b = if body_b.awake { body_b.solver_index } else { 0 };
-                    joint.prepare(body_a, body_b, ctx);
-                    list.active.push(i);
-                    // Soft step: a free pin goes to the compact rows.
-                    let row = if soft { joint.revolute_row(i) } else { None };
-                    match row {
-                        Some(row) => list.rows.push(row),
-                        None => list.scalar.push(i),
-                    }
+        let shared = joints.shared();
+        let parts = threads.runs_into(capacity, worth_it, &mut self.prepared, |run, list| {
+            list.active.clear();
+            list.rows.clear();
+            list.scalar.clear();
+            for i in run {
+                // SAFETY: the parts' runs of slots are disjoint.
+                let Some(joint) = (unsafe { shared.get_mut(i) }) else {
+                    continue;
+                };
+                // A disabled (broken) joint is not solved.
+                if !joint.is_enabled() {
+                    continue;
                 }
-            });
-        }
-        let parts = if worth_it { threads.count() } else { 1 };
+                let body_a = bodies.get(joint.body_a).expect("joint's body");
+                let body_b = bodies.get(joint.body_b).expect("joint's body");
+                if !body_a.awake && !body_b.awake {
+                    continue;
+                }
+                joint.index_a = if body_a.awake { body_a.solver_index } else { 0 };
+                joint.index_b = if body_b.awake { body_b.solver_index } else { 0 };
+                joint.prepare(body_a, body_b, ctx);
+                list.active.push(i);
+                // Soft step: a free pin goes to the compact rows.
+                let row = if soft { joint.revolute_row(i) } else { None };
+                match row {
+                    Some(row) => list.rows.push(row),
+                    None => list.scalar.push(i),
+                }
+            }
+        });
         if parts == 1 {
             // One part: its lists are the step's (swapped, not copied).
             let list = &mut self.prepared[0];
