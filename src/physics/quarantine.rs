@@ -114,16 +114,38 @@ impl ContactTally {
 /// to the saved range, count it in `tally` and return true; otherwise leave it as it is,
 /// mark `tally` and return false (the caller empties it).
 pub(crate) fn hold_contact(c: &mut Contact, tally: &mut ContactTally) -> bool {
+    let p = &c.manifold.points;
+    let impulses = [0, 1].map(|k| {
+        [
+            p[k].normal_impulse,
+            p[k].tangent_impulse,
+            p[k].max_normal_impulse,
+        ]
+    });
+    store_and_hold(c, impulses, tally)
+}
+
+/// `hold_contact` for a contact given new impulses (per point: normal, tangent, largest
+/// normal; the points past the manifold's count ignored): the soft step's store, which
+/// writes each contact once instead of writing the solver's impulses, then reading and
+/// writing them again held.
+#[inline(always)]
+pub(crate) fn store_and_hold(
+    c: &mut Contact,
+    impulses: [[f32; 3]; 2],
+    tally: &mut ContactTally,
+) -> bool {
     let m = &mut c.manifold;
     let finite = m.normal.is_finite()
-        && m.points().iter().all(|p| {
-            p.point.is_finite()
-                && p.separation.is_finite()
-                && p.normal_impulse.is_finite()
-                && p.tangent_impulse.is_finite()
-                && p.max_normal_impulse.is_finite()
+        && m.points().iter().zip(&impulses).all(|(p, i)| {
+            p.point.is_finite() && p.separation.is_finite() && i.iter().all(|x| x.is_finite())
         });
     if !finite {
+        for (p, &[normal, tangent, max_normal]) in m.points_mut().iter_mut().zip(&impulses) {
+            p.normal_impulse = normal;
+            p.tangent_impulse = tangent;
+            p.max_normal_impulse = max_normal;
+        }
         tally.all_finite = false;
         return false;
     }
@@ -131,10 +153,10 @@ pub(crate) fn hold_contact(c: &mut Contact, tally: &mut ContactTally) -> bool {
         tally.contacts += 1;
         tally.points += m.count;
     }
-    for p in m.points_mut() {
-        p.normal_impulse = held(p.normal_impulse);
-        p.tangent_impulse = held(p.tangent_impulse);
-        p.max_normal_impulse = held(p.max_normal_impulse);
+    for (p, &[normal, tangent, max_normal]) in m.points_mut().iter_mut().zip(&impulses) {
+        p.normal_impulse = held(normal);
+        p.tangent_impulse = held(tangent);
+        p.max_normal_impulse = held(max_normal);
         tally.max_penetration = tally.max_penetration.max(-p.separation);
     }
     true

@@ -55,7 +55,7 @@ use super::wide8::{avx2_available, F32x8};
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::contact::Contact;
 use crate::physics::math::Vec2;
-use crate::physics::quarantine::{hold_contact, ContactTally};
+use crate::physics::quarantine::{store_and_hold, ContactTally};
 use crate::physics::threads::{DisjointMut, Threads};
 use std::sync::Mutex;
 
@@ -394,7 +394,7 @@ impl<W: Wide> ContactBatch<W> {
     }
 
     /// Copy lane `l`'s accumulated impulses to its contact, and do the quarantine's
-    /// contact pass for it (`hold_contact`) while it is in cache.
+    /// contact pass for it while it is in cache (`store_and_hold`: one write of each).
     #[inline]
     fn store_lane(&self, l: usize, contacts: &DisjointMut<Contact>, tally: &mut ContactTally) {
         let k = self.contacts.as_ref()[l];
@@ -403,13 +403,15 @@ impl<W: Wide> ContactBatch<W> {
         }
         // SAFETY: each contact has one constraint, stored by one thread.
         let contact = unsafe { contacts.get(k as usize) };
-        let points = contact.manifold.points_mut();
-        for (mp, p) in points.iter_mut().zip(&self.points) {
-            mp.normal_impulse = p.normal_impulse.lane(l);
-            mp.tangent_impulse = p.tangent_impulse.lane(l);
-            mp.max_normal_impulse = p.max_normal_impulse.lane(l);
-        }
-        hold_contact(contact, tally);
+        let impulses = [0, 1].map(|i| {
+            let p = &self.points[i];
+            [
+                p.normal_impulse.lane(l),
+                p.tangent_impulse.lane(l),
+                p.max_normal_impulse.lane(l),
+            ]
+        });
+        store_and_hold(contact, impulses, tally);
     }
 
     /// Warm start: apply the accumulated impulses.
