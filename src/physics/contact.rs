@@ -9,9 +9,6 @@
 //! Material mixing (Box2D's rules): friction `sqrt(f_a * f_b)`, restitution
 //! `max(e_a, e_b)`.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use super::body::{Body, BodyKind};
 use super::collision::broad_phase::BroadPhase;
 use super::collision::{self, Manifold, ManifoldPoint};
@@ -26,44 +23,11 @@ use super::settings::{
 };
 use super::shape::Shape;
 use super::solver::contact_sticky::StickyAnchors;
-use super::threads::{Padded, Threads, MIN_ARENA_BODIES_PER_THREAD};
+use super::threads::{Padded, Threads};
 use super::world::StepStats;
 use super::{BodyHandle, ShapeHandle};
 
-/// The set of live pair keys. Only ever asked `contains`, `insert` and `remove` (never
-/// iterated), so its hasher may be anything that spreads the keys: a SplitMix64 finaliser,
-/// a few cycles, instead of the standard SipHash (the broad phase reports every overlap of
-/// each re-inserted box, and each is looked up here: thousands per step in a tumbling pile).
-pub(crate) type PairSet = HashSet<u64, BuildHasherDefault<PairKeyHasher>>;
-
-/// Hasher for `PairSet` keys (one `u64` each).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct PairKeyHasher(u64);
-
-impl Hasher for PairKeyHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        // Not used by `u64` keys; any fold keeps it correct.
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, key: u64) {
-        // SplitMix64's finaliser (Steele, Lea, Flood 2014): every input bit reaches the low
-        // bits (bucket) and the high bits (control byte).
-        let mut x = self.0 ^ key;
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        self.0 = x ^ (x >> 31);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+pub(crate) use super::pair_set::PairSet;
 
 /// Key of an unordered shape pair: the smaller slot index in the high half.
 #[inline]
@@ -322,8 +286,12 @@ impl Contact {
 /// A pair whose fat boxes part is not taken out of `contacts` at once: it is marked dead
 /// (`Contact::is_dead`: key `DEAD_KEY`, no manifold points, its pair key gone from
 /// `pair_keys`) and stays in place until dead contacts make up `1 / COMPACT_EVERY` of the
-/// array, when one pass (`compact`) drops them all. Removing them every step moved the
-/// whole array behind the first removal, every step (the contacts are over 200 bytes).
+/// array (an eighth when the new contacts would not fit the array's capacity beside them),
+/// when one pass (`compact`) drops them all. Removing them every step moved the whole array behind
+/// the first removal, every step (the contacts are over 200 bytes); so did compacting at
+/// an eighth dead on a scene where a sixth of the pairs part every step (the spinner:
+/// 1.2 ms a step of its 21, against 0.3 at a half). The capacity rule keeps the waiting
+/// dead from growing the array much: it grows only while they are under an eighth of it.
 /// The live contacts keep their order either way, so the solver sees the same contacts
 /// in the same order; every reader of `contacts` skips the dead ones (`live`).
 #[derive(Clone, Default)]
@@ -342,7 +310,18 @@ pub(crate) struct ContactSet {
     /// `contacts`: removing a body's contacts scans these 8 bytes a contact, not the
     /// 216-byte contacts.
     body_slots: Vec<[u32; 2]>,
+    /// Scratch of `update_manifolds`: the keys of the pairs that parted this step.
+    parted: Vec<u64>,
 }
+
+/// How many keys ahead the loops over many pair keys (`update_manifolds`' removals,
+/// `add_new_pairs`' insertions) ask for a key's slot in `pair_keys`.
+const KEYS_AHEAD: usize = 8;
+
+/// Awake bodies per thread below which `move_proxies` stays on one thread. Lower than
+/// `threads::MIN_ARENA_BODIES_PER_THREAD`: a body's boxes (its shapes moved, their boxes
+/// taken and tested against the fat ones) cost about 100 ns; 256 bodies, some 25 µs.
+const MIN_MOVED_BODIES_PER_THREAD: usize = 256;
 
 /// `ContactSet::body_slots` of a dead contact.
 const DEAD_SLOTS: [u32; 2] = [u32::MAX; 2];
@@ -363,8 +342,10 @@ pub(crate) const NOT_TOUCHING: [u32; 2] = [u32::MAX; 2];
 /// The key of a dead contact (no pair of shape slots has it).
 const DEAD_KEY: u64 = u64::MAX;
 
-/// Dead contacts are dropped once they are this fraction (1 / `COMPACT_EVERY`) of the array.
-const COMPACT_EVERY: usize = 8;
+/// Dead contacts are dropped once they are this fraction (1 / `COMPACT_EVERY`) of the array,
+/// or this one (1 / `COMPACT_WHEN_FULL`) when the new contacts would not fit beside them.
+const COMPACT_EVERY: usize = 2;
+const COMPACT_WHEN_FULL: usize = 8;
 
 impl ContactUpdate {
     fn new(mut flags: u8, c: &Contact) -> ContactUpdate {
@@ -477,7 +458,7 @@ pub(crate) fn move_proxies(
     h: f32,
     threads: &Threads,
 ) {
-    let worth_it = awake.len() >= MIN_ARENA_BODIES_PER_THREAD * threads.count();
+    let worth_it = awake.len() >= MIN_MOVED_BODIES_PER_THREAD * threads.count();
     let mut moved: Vec<Padded<Vec<u32>>> = Vec::new();
     let shared = shapes.shared();
     let parts = threads.runs_into(awake.len(), worth_it, &mut moved, |run, moved| {
@@ -615,8 +596,17 @@ impl ContactSet {
         broad_phase.update_pairs_split(&mut self.new_pairs, threads, |a, b| {
             !keys.contains(&pair_key(a as usize, b as usize))
         });
+        // Room for the new contacts without growing the array: drop the dead first, when
+        // they are an eighth of it or more (so no more often than `COMPACT_EVERY` used to).
+        let full = self.contacts.len() + self.new_pairs.len() > self.contacts.capacity();
+        if full && self.dead * COMPACT_WHEN_FULL > self.contacts.len() {
+            self.compact();
+        }
         let before = self.contacts.len();
         for k in 0..self.new_pairs.len() {
+            if let Some(&(a, b)) = self.new_pairs.get(k + KEYS_AHEAD) {
+                self.pair_keys.prefetch(pair_key(a as usize, b as usize));
+            }
             let (a, b) = self.new_pairs[k];
             self.try_add_contact(shapes, bodies, joints, a as usize, b as usize);
         }
@@ -802,15 +792,25 @@ impl ContactSet {
             }
         }
         if any_removed {
-            let keys = &mut self.pair_keys;
+            // The parted pairs' keys first, then out of the set a few keys behind their
+            // prefetch: each removal is a miss into a table larger than the caches.
+            let mut parted = std::mem::take(&mut self.parted);
+            parted.clear();
             let removed = self.contacts.iter().zip(&self.outcomes);
             for ((c, outcome), slots) in removed.zip(&mut self.body_slots) {
                 if outcome.flags & Outcome::REMOVED != 0 {
-                    keys.remove(&pair_key(c.shape_a.index(), c.shape_b.index()));
+                    parted.push(pair_key(c.shape_a.index(), c.shape_b.index()));
                     *slots = DEAD_SLOTS;
                     self.dead += 1;
                 }
             }
+            for (k, key) in parted.iter().enumerate() {
+                if let Some(&ahead) = parted.get(k + KEYS_AHEAD) {
+                    self.pair_keys.prefetch(ahead);
+                }
+                self.pair_keys.remove(key);
+            }
+            self.parted = parted;
             if self.dead * COMPACT_EVERY > self.contacts.len() {
                 self.compact();
             }
@@ -986,12 +986,17 @@ mod tests {
                 pyramid.push(body);
             }
         }
-        // ... and a row of boxes high above, flying apart: their pairs part a few a step.
-        for k in 0..40 {
-            let v = Vec2::new((k as f32 - 19.5) * 0.4, 0.0);
-            let def = BodyDef::dynamic(Vec2::new(k as f32 * 1.01 - 20.0, 30.0)).linear_velocity(v);
-            let body = a.create_body(&def).unwrap();
-            a.create_shape(body, &ShapeDef::new(cube)).unwrap();
+        // ... and four rows of boxes high above, flying apart: their pairs part a few a
+        // step, more of them at last than the pyramid's (so the array is half dead once).
+        for row in 0..4 {
+            for k in 0..40 {
+                let v = Vec2::new((k as f32 - 19.5) * 0.4, (row as f32 - 1.5) * 0.4);
+                let at = Vec2::new(k as f32 * 1.01 - 20.0, 30.0 + row as f32 * 1.01);
+                let body = a
+                    .create_body(&BodyDef::dynamic(at).linear_velocity(v))
+                    .unwrap();
+                a.create_shape(body, &ShapeDef::new(cube)).unwrap();
+            }
         }
         let mut b = a.clone();
         // Every contact's body slots beside it, and none left on a destroyed body.

@@ -45,6 +45,7 @@ pub mod island;
 pub mod joint;
 pub mod limits;
 pub mod math;
+mod pair_set;
 #[cfg(feature = "parallel")]
 mod pool;
 pub mod quarantine;
