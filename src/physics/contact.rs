@@ -54,8 +54,9 @@ pub fn mix_restitution(restitution_a: f32, restitution_b: f32) -> f32 {
 
 /// What the narrow phase saw when it last computed a contact's manifold, so that a later
 /// step in which the two bodies hardly moved relative to each other can reuse the manifold
-/// instead of recomputing it (Box2D v3's contact recycling; see `ContactSet::update_manifolds`). Only the
-/// soft step recycles, and only manifolds with points.
+/// instead of recomputing it (Box2D v3's contact recycling; see
+/// `ContactSet::update_manifolds`). Only the soft step recycles, and only manifolds with
+/// points.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ManifoldCache {
     /// False until the kernel fills it, and whenever the manifold has no point.
@@ -286,12 +287,13 @@ impl Contact {
 /// A pair whose fat boxes part is not taken out of `contacts` at once: it is marked dead
 /// (`Contact::is_dead`: key `DEAD_KEY`, no manifold points, its pair key gone from
 /// `pair_keys`) and stays in place until dead contacts make up `1 / COMPACT_EVERY` of the
-/// array (an eighth when the new contacts would not fit the array's capacity beside them),
-/// when one pass (`compact`) drops them all. Removing them every step moved the whole array behind
-/// the first removal, every step (the contacts are over 200 bytes); so did compacting at
-/// an eighth dead on a scene where a sixth of the pairs part every step (the spinner:
-/// 1.2 ms a step of its 21, against 0.3 at a half). The capacity rule keeps the waiting
-/// dead from growing the array much: it grows only while they are under an eighth of it.
+/// array (`1 / COMPACT_WHEN_FULL` when the new contacts would not fit the array's capacity
+/// beside them), when one pass (`compact`) drops them all. Removing them every step moved
+/// the whole array behind the first removal, every step (the contacts are over 200 bytes);
+/// so did compacting at an eighth dead on a scene where a sixth of the pairs part every
+/// step (the spinner: 1.2 ms a step of its 21, against 0.3 at a half). The capacity rule
+/// keeps the waiting dead from growing the array: it grows only while they are under an
+/// eighth of it, as it did when an eighth was the only rule.
 /// The live contacts keep their order either way, so the solver sees the same contacts
 /// in the same order; every reader of `contacts` skips the dead ones (`live`).
 #[derive(Clone, Default)]
@@ -596,8 +598,8 @@ impl ContactSet {
         broad_phase.update_pairs_split(&mut self.new_pairs, threads, |a, b| {
             !keys.contains(&pair_key(a as usize, b as usize))
         });
-        // Room for the new contacts without growing the array: drop the dead first, when
-        // they are an eighth of it or more (so no more often than `COMPACT_EVERY` used to).
+        // Room for the new contacts without growing the array: drop the dead first when
+        // they are an eighth of it (the old rule's fraction, so no more often than it did).
         let full = self.contacts.len() + self.new_pairs.len() > self.contacts.capacity();
         if full && self.dead * COMPACT_WHEN_FULL > self.contacts.len() {
             self.compact();

@@ -441,7 +441,8 @@ mod tests {
     /// A prismatic joint's saved `impulse` grew to 1.57e30, past the range the loader takes
     /// (fuzz seed 0x382f73e44ed86981), and its export did not load. Every joint kind, with
     /// every accumulated impulse set past the range, is held inside it after the step's
-    /// quarantine, under both solvers; an impulse that is not finite resets the joint and is reported.
+    /// quarantine, under both solvers; an impulse that is not finite resets the joint and is
+    /// reported.
     #[test]
     fn every_joint_kind_holds_its_impulses_inside_the_saved_range() {
         for solver in [SolverKind::Classic, SolverKind::SoftStep] {
