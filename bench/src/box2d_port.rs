@@ -38,6 +38,8 @@ pub struct Box2dSim {
     tuning: ConstraintTuning,
     /// Bodies created mid-run, by slot (rain's groups).
     spawned: Vec<Vec<BodyId>>,
+    /// Steps and the sum of Box2D's contact records after each, for `--counts`.
+    contact_records: (u64, u64),
 }
 
 fn fail(e: boxdd::Error) -> BuildError {
@@ -237,6 +239,7 @@ pub fn build_with_workers(
         joints,
         tuning,
         spawned: Vec::new(),
+        contact_records: (0, 0),
     })
 }
 
@@ -250,6 +253,15 @@ impl Sim for Box2dSim {
                 add_profile(sum, &p);
             }
         }
+        if crate::PRINT_COUNTS.load(std::sync::atomic::Ordering::Relaxed) {
+            self.contact_records.0 += 1;
+            self.contact_records.1 += self.pair_records() as u64;
+        }
+    }
+
+    fn work_counts(&self) -> Option<String> {
+        let (steps, sum) = self.contact_records;
+        (steps > 0).then(|| format!("per step: {:.0} pairs", sum as f64 / steps as f64))
     }
 
     fn profile(&self) -> Option<crate::StageTimes> {

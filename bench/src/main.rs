@@ -103,7 +103,8 @@ pub trait Sim {
     fn spawned_y(&mut self) -> Vec<f32>;
     /// Contact pairs the engine reports (see each port for the exact definition).
     fn touching_pairs(&mut self) -> usize;
-    /// Per-step averages of the engine's own work counters, for `--counts` (Impulse only).
+    /// Per-step averages of the engine's own work counters, for `--counts` (Impulse's
+    /// `StepStats`; Box2D's contact records; Rapier: none).
     fn work_counts(&self) -> Option<String> {
         None
     }
@@ -120,7 +121,7 @@ pub type StageTimes = Vec<(String, f64)>;
 /// Set by `--profile`: collect each run's stage times.
 static PROFILE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Set by `--counts`: print each Impulse run's work counters to stderr.
+/// Set by `--counts`: print each Impulse and Box2D run's work counters to stderr.
 static PRINT_COUNTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Why a port did not build a scene.
