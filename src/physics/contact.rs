@@ -314,6 +314,9 @@ pub(crate) struct ContactSet {
     body_slots: Vec<[u32; 2]>,
     /// Scratch of `update_manifolds`: the keys of the pairs that parted this step.
     parted: Vec<u64>,
+    /// Scratch of `move_proxies`: per body slot, whether a contact of the body has
+    /// manifold points.
+    pub(crate) touching_bodies: Vec<bool>,
 }
 
 /// How many keys ahead the loops over many pair keys (`update_manifolds`' removals,
@@ -449,14 +452,16 @@ impl Outcome {
 }
 
 /// Move the broad-phase proxies of awake bodies. Boxes are swept by one step of motion so
-/// that the pair exists before fast shapes meet. The boxes are computed across `threads`
-/// (runs of the awake list; a shape belongs to one body); the tree then takes the boxes
-/// that moved on this thread, in awake order.
+/// that the pair exists before fast shapes meet; the boxes of a body touching nothing
+/// (`touching`, per body slot: `ContactSet::mark_touching_bodies`; a slot past its end
+/// touches nothing) also cover its next steps. The boxes are computed across `threads` (runs of the awake list; a shape belongs
+/// to one body); the tree then takes the boxes that moved on this thread, in awake order.
 pub(crate) fn move_proxies(
     bodies: &Arena<Body>,
     shapes: &mut Arena<Shape>,
     broad_phase: &mut BroadPhase,
     awake: &[usize],
+    touching: &[bool],
     h: f32,
     threads: &Threads,
 ) {
@@ -466,8 +471,11 @@ pub(crate) fn move_proxies(
     let parts = threads.runs_into(awake.len(), worth_it, &mut moved, |run, moved| {
         for &i in &awake[run] {
             let b = bodies.at(i);
+            // A body touching another (its motion about to change) is swept, not
+            // predicted (`FAT_BOX_PREDICTION_STEPS`).
+            let predict = !touching.get(i).copied().unwrap_or(false);
             // SAFETY: each shape belongs to one body, and each body is in one run.
-            move_body_boxes(b, |s| unsafe { shared.at_mut(s) }, h, moved);
+            move_body_boxes(b, |s| unsafe { shared.at_mut(s) }, h, predict, moved);
         }
     });
     for s in moved[..parts].iter().flat_map(|part| part.iter()) {
@@ -477,11 +485,13 @@ pub(crate) fn move_proxies(
 }
 
 /// One body's shapes: the tight box of this step and, for a box that left its fat box,
-/// a new fat box (its shape's slot pushed to `moved`).
+/// a new fat box (its shape's slot pushed to `moved`): the box swept by one step of motion,
+/// and with `predict` the box `FAT_BOX_PREDICTION_STEPS` ahead, grown by the margin.
 fn move_body_boxes<'a>(
     b: &Body,
     shape_at: impl Fn(usize) -> &'a mut Shape,
     h: f32,
+    predict: bool,
     moved: &mut Vec<u32>,
 ) {
     let xf = b.transform();
@@ -499,17 +509,17 @@ fn move_body_boxes<'a>(
         if shape.fat_aabb.contains(&swept) {
             continue;
         }
-        // The box must move: make room for a few more steps of the same motion,
-        // turning included (a long wall on a turning body leaves its box by its
+        // The box must move. In flight, make room for a few more steps of the same
+        // motion, turning included (a long wall on a turning body leaves its box by its
         // ends), so that a steadily moving shape is re-inserted once every few steps.
-        let xf_ahead =
-            *ahead.get_or_insert_with(|| b.transform_after(FAT_BOX_PREDICTION_STEPS * h));
-        let predicted = shape.geometry.aabb(&xf_ahead);
-        shape.fat_aabb = in_saved_range(
-            swept
-                .union(&predicted.extended(SPECULATIVE_DISTANCE))
-                .extended(shape.margin),
-        );
+        let mut fat = swept;
+        if predict {
+            let xf_ahead =
+                *ahead.get_or_insert_with(|| b.transform_after(FAT_BOX_PREDICTION_STEPS * h));
+            let predicted = shape.geometry.aabb(&xf_ahead);
+            fat = fat.union(&predicted.extended(SPECULATIVE_DISTANCE));
+        }
+        shape.fat_aabb = in_saved_range(fat.extended(shape.margin));
         moved.push(s.index() as u32);
     }
 }
@@ -561,6 +571,38 @@ fn speculative_distance(
 }
 
 impl ContactSet {
+    /// Mark in `touching_bodies` (per body slot, `slot_count` long) the bodies with a
+    /// contact that has manifold points: from the narrow phase's compact list while it is
+    /// in step with the contacts (`outcomes`), else from the manifolds, which it agrees with
+    /// (whatever zeroes a manifold after the narrow phase drops the list: `forget_outcomes`).
+    pub(crate) fn mark_touching_bodies(&mut self, slot_count: usize) {
+        let touching = &mut self.touching_bodies;
+        touching.clear();
+        touching.resize(slot_count, false);
+        let mut mark = |[a, b]: [u32; 2]| {
+            touching[a as usize] = true;
+            touching[b as usize] = true;
+        };
+        if self.outcomes.len() == self.contacts.len() {
+            for u in &self.outcomes {
+                if u.slots != NOT_TOUCHING {
+                    mark(u.slots);
+                }
+            }
+        } else {
+            for (c, &slots) in self.contacts.iter().zip(&self.body_slots) {
+                if c.manifold.count > 0 {
+                    mark(slots);
+                }
+            }
+        }
+    }
+
+    /// Drop the narrow phase's list of touching contacts (a manifold was changed since).
+    pub(crate) fn forget_outcomes(&mut self) {
+        self.outcomes.clear();
+    }
+
     /// Remove the live contacts of the body in slot `body` that `pred` picks, with their
     /// pair keys: they are marked dead in place and dropped with the others at the next
     /// compaction. Only the compact `body_slots` are scanned (destroying a body of a large
@@ -1080,5 +1122,95 @@ mod tests {
         }
         assert!(most_dead >= 5, "at most {most_dead} dead contacts at once");
         assert!(compactions >= 1, "never compacted");
+    }
+
+    /// A body touching nothing (here flying) gets a broad-phase box reaching
+    /// `FAT_BOX_PREDICTION_STEPS` of its motion ahead, so at a steady speed its box moves
+    /// every other step; a body touching another (here sliding on the ground) gets one
+    /// step of sweep: its box moves every step and reaches no further ahead than that.
+    #[test]
+    fn only_bodies_touching_nothing_get_predicted_boxes() {
+        use crate::physics::body::BodyDef;
+        use crate::physics::settings::{SolverKind, SolverSettings};
+        use crate::physics::shape::{Geometry, Polygon, ShapeDef};
+        use crate::physics::world::World;
+        let (dt, v) = (1.0 / 60.0, 10.0);
+        let mut w = World::new(SolverSettings {
+            solver: SolverKind::SoftStep,
+            sleep: false,
+            gravity: Vec2::ZERO,
+            ..SolverSettings::default()
+        });
+        let ground = w
+            .create_body(&BodyDef::fixed(Vec2::new(0.0, -0.5)))
+            .unwrap();
+        let slab = Geometry::Polygon(Polygon::new_box(200.0, 0.5).unwrap());
+        w.create_shape(ground, &ShapeDef::new(slab).friction(0.0))
+            .unwrap();
+        let cube = Geometry::Polygon(Polygon::new_box(0.5, 0.5).unwrap());
+        let mut bodies = Vec::new();
+        let mut shapes = Vec::new();
+        for y in [0.5, 10.0] {
+            let def = BodyDef::dynamic(Vec2::new(0.0, y)).linear_velocity(Vec2::new(v, 0.0));
+            let body = w.create_body(&def).unwrap();
+            shapes.push(w.create_shape(body, &ShapeDef::new(cube)).unwrap());
+            bodies.push(body);
+        }
+        let touching = |w: &World, body: BodyHandle| {
+            w.contacts
+                .live()
+                .any(|c| c.manifold.count > 0 && (c.body_a == body || c.body_b == body))
+        };
+        // The first step makes the slider's contact with the ground (after moving the
+        // boxes): it touches from the second step on.
+        w.step(dt);
+        let mut last = [0, 1].map(|k| w.shape(shapes[k]).unwrap().fat_aabb);
+        let (mut moves, mut reach) = ([0; 2], [0.0f32; 2]);
+        for _ in 0..30 {
+            w.step(dt);
+            assert!(touching(&w, bodies[0]) && !touching(&w, bodies[1]));
+            for k in 0..2 {
+                let s = w.shape(shapes[k]).unwrap();
+                if s.fat_aabb != last[k] {
+                    moves[k] += 1;
+                    reach[k] = reach[k].max(s.fat_aabb.max.x - s.aabb.max.x);
+                }
+                last[k] = s.fat_aabb;
+            }
+        }
+        let margin = w.shape(shapes[0]).unwrap().margin;
+        let ahead = |steps: f32| steps * v * dt + SPECULATIVE_DISTANCE + margin;
+        assert!(
+            moves[0] >= 29,
+            "the slider's box moved on {} of 30 steps",
+            moves[0]
+        );
+        assert!(
+            (reach[0] - ahead(1.0)).abs() < 1e-3,
+            "slider's box {} ahead",
+            reach[0]
+        );
+        assert!(
+            (13..=17).contains(&moves[1]),
+            "the flyer's box moved {} times",
+            moves[1]
+        );
+        let predicted = ahead(FAT_BOX_PREDICTION_STEPS);
+        assert!(
+            (reach[1] - predicted).abs() < 1e-3,
+            "flyer's box {} ahead",
+            reach[1]
+        );
+        // The touching bodies from the narrow phase's list and from the manifolds agree:
+        // the ground and the slider.
+        let slots = w.bodies.capacity();
+        assert_eq!(w.contacts.outcomes.len(), w.contacts.contacts.len());
+        w.contacts.mark_touching_bodies(slots);
+        let from_list = w.contacts.touching_bodies.clone();
+        w.contacts.forget_outcomes();
+        w.contacts.mark_touching_bodies(slots);
+        assert_eq!(from_list, w.contacts.touching_bodies);
+        let marked: Vec<usize> = (0..slots).filter(|&i| from_list[i]).collect();
+        assert_eq!(marked, vec![ground.index(), bodies[0].index()]);
     }
 }

@@ -268,6 +268,10 @@ impl World {
                 }
             }
         }
+        if quarantined > 0 {
+            // The zeroed manifolds no longer match the narrow phase's touching list.
+            self.contacts.forget_outcomes();
+        }
         self.stats.quarantined_contacts += quarantined;
         let ContactTally {
             contacts,

@@ -946,11 +946,20 @@ impl World {
             return;
         }
         let t0 = Instant::now();
+        // The soft step predicts the boxes of the bodies touching nothing only; the other
+        // solvers, every box (their results are the solver matrix's baselines).
+        let touching: &[bool] = if self.settings.solver == SolverKind::SoftStep {
+            self.contacts.mark_touching_bodies(self.bodies.capacity());
+            &self.contacts.touching_bodies
+        } else {
+            &[]
+        };
         move_proxies(
             &self.bodies,
             &mut self.shapes,
             &mut self.broad_phase,
             &self.islands.awake,
+            touching,
             h,
             &self.solver.threads,
         );
