@@ -454,8 +454,9 @@ impl Outcome {
 /// Move the broad-phase proxies of awake bodies. Boxes are swept by one step of motion so
 /// that the pair exists before fast shapes meet; the boxes of a body touching nothing
 /// (`touching`, per body slot: `ContactSet::mark_touching_bodies`; a slot past its end
-/// touches nothing) also cover its next steps. The boxes are computed across `threads` (runs of the awake list; a shape belongs
-/// to one body); the tree then takes the boxes that moved on this thread, in awake order.
+/// touches nothing) also cover its next steps. The boxes are computed across `threads`
+/// (runs of the awake list; a shape belongs to one body); the tree then takes the boxes
+/// that moved on this thread, in awake order.
 pub(crate) fn move_proxies(
     bodies: &Arena<Body>,
     shapes: &mut Arena<Shape>,
