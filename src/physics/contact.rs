@@ -314,9 +314,9 @@ pub(crate) struct ContactSet {
     body_slots: Vec<[u32; 2]>,
     /// Scratch of `update_manifolds`: the keys of the pairs that parted this step.
     parted: Vec<u64>,
-    /// Scratch of `move_proxies`: per body slot, whether a contact of the body has
+    /// Scratch of `touching_bodies`: per body slot, whether a contact of the body has
     /// manifold points.
-    pub(crate) touching_bodies: Vec<bool>,
+    touching: Vec<bool>,
 }
 
 /// How many keys ahead the loops over many pair keys (`update_manifolds`' removals,
@@ -453,7 +453,7 @@ impl Outcome {
 
 /// Move the broad-phase proxies of awake bodies. Boxes are swept by one step of motion so
 /// that the pair exists before fast shapes meet; the boxes of a body touching nothing
-/// (`touching`, per body slot: `ContactSet::mark_touching_bodies`; a slot past its end
+/// (`touching`, per body slot: `ContactSet::touching_bodies`; a slot past its end
 /// touches nothing) also cover its next steps. The boxes are computed across `threads`
 /// (runs of the awake list; a shape belongs to one body); the tree then takes the boxes
 /// that moved on this thread, in awake order.
@@ -572,12 +572,12 @@ fn speculative_distance(
 }
 
 impl ContactSet {
-    /// Mark in `touching_bodies` (per body slot, `slot_count` long) the bodies with a
-    /// contact that has manifold points: from the narrow phase's compact list while it is
-    /// in step with the contacts (`outcomes`), else from the manifolds, which it agrees with
-    /// (whatever zeroes a manifold after the narrow phase drops the list: `forget_outcomes`).
-    pub(crate) fn mark_touching_bodies(&mut self, slot_count: usize) {
-        let touching = &mut self.touching_bodies;
+    /// Per body slot (`slot_count` of them), whether a contact of the body has manifold
+    /// points: from the narrow phase's compact list while it is in step with the contacts
+    /// (`outcomes`), else from the manifolds, which it agrees with (whatever zeroes a
+    /// manifold after the narrow phase drops the list: `forget_outcomes`).
+    pub(crate) fn touching_bodies(&mut self, slot_count: usize) -> &[bool] {
+        let touching = &mut self.touching;
         touching.clear();
         touching.resize(slot_count, false);
         let mut mark = |[a, b]: [u32; 2]| {
@@ -597,6 +597,7 @@ impl ContactSet {
                 }
             }
         }
+        &self.touching
     }
 
     /// Drop the narrow phase's list of touching contacts (a manifold was changed since).
@@ -1206,11 +1207,9 @@ mod tests {
         // the ground and the slider.
         let slots = w.bodies.capacity();
         assert_eq!(w.contacts.outcomes.len(), w.contacts.contacts.len());
-        w.contacts.mark_touching_bodies(slots);
-        let from_list = w.contacts.touching_bodies.clone();
+        let from_list = w.contacts.touching_bodies(slots).to_vec();
         w.contacts.forget_outcomes();
-        w.contacts.mark_touching_bodies(slots);
-        assert_eq!(from_list, w.contacts.touching_bodies);
+        assert_eq!(from_list, w.contacts.touching_bodies(slots));
         let marked: Vec<usize> = (0..slots).filter(|&i| from_list[i]).collect();
         assert_eq!(marked, vec![ground.index(), bodies[0].index()]);
     }

@@ -949,8 +949,7 @@ impl World {
         // The soft step predicts the boxes of the bodies touching nothing only; the other
         // solvers, every box (their results are the solver matrix's baselines).
         let touching: &[bool] = if self.settings.solver == SolverKind::SoftStep {
-            self.contacts.mark_touching_bodies(self.bodies.capacity());
-            &self.contacts.touching_bodies
+            self.contacts.touching_bodies(self.bodies.capacity())
         } else {
             &[]
         };
