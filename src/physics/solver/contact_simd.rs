@@ -668,11 +668,9 @@ impl WideContacts {
         prefetch: impl Fn(usize) + Sync,
         threads: &Threads,
     ) {
-        self.graph.color(
-            bodies.len(),
-            pairs.iter().map(|&(a, b)| (a as usize, b as usize)),
-            |i| bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0,
-        );
+        self.graph.color_pairs(bodies.len(), pairs, |i| {
+            bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
+        });
         self.eight = false;
         self.overflow.clear();
         // Which constraint goes in each lane (`order`), colour by colour; then the batches
@@ -894,7 +892,7 @@ mod avx2 {
 /// `u32::MAX` for an empty lane); `starts` gets the first
 /// batch of each non-empty colour, then the batch count. The batches are reused from the
 /// last step: `set_lane` overwrites every field of a lane, so only the lanes left empty (in
-/// the last batch of a colour) are reset, and the restitution flags.
+/// the last batch of a colour) are reset (`write_lanes` clears the restitution flags).
 fn lay_out<W: Wide>(
     graph: &ConstraintGraph,
     batches: &mut Vec<ContactBatch<W>>,
@@ -912,9 +910,6 @@ fn lay_out<W: Wide>(
         starts.push(count);
     }
     batches.truncate(count);
-    for batch in batches.iter_mut() {
-        batch.any_restitution = false;
-    }
     batches.resize(count, ContactBatch::empty());
     let colors = graph.colors.iter().filter(|list| !list.is_empty());
     for (list, &end) in colors.zip(&starts[1..]) {
@@ -1025,6 +1020,9 @@ fn write_lanes<W: Wide, S: LaneSource, P, F>(
         for (i, lane_ks) in run.chunks_exact(W::LANES).enumerate() {
             // SAFETY: batch `first + i` belongs to this part's run alone.
             let batch = unsafe { batches.get(first + i) };
+            // Its lanes set the flag again (cleared here, where the batch is written anyway,
+            // not in `lay_out`: a pass over every batch, about a kilobyte each, for a byte).
+            batch.any_restitution = false;
             for (l, &k) in lane_ks.iter().enumerate() {
                 let ahead = run.get(i * W::LANES + l + PREPARE_AHEAD);
                 if let Some(&ahead) = ahead.filter(|&&k| k != u32::MAX) {

@@ -48,6 +48,10 @@ pub struct ConstraintGraph {
     pub colors: Vec<Vec<u32>>,
     /// Constraints that fit no colour, ascending.
     pub overflow: Vec<u32>,
+    /// What the colours above were computed from, when `color_pairs` computed them.
+    last: Option<ColoredFrom>,
+    /// Scratch of `color_pairs`: this call's fixed bodies.
+    fixed_now: Vec<bool>,
 }
 
 impl ConstraintGraph {
@@ -59,6 +63,7 @@ impl ConstraintGraph {
         pairs: impl Iterator<Item = (usize, usize)>,
         fixed: impl Fn(usize) -> bool,
     ) {
+        self.last = None;
         self.body_colors.clear();
         self.body_colors.resize(body_count, 0);
         self.colors.resize_with(COLOR_COUNT, Vec::new);
@@ -104,6 +109,47 @@ impl ConstraintGraph {
                 None => self.overflow.push(k as u32),
             }
         }
+    }
+}
+
+/// The input of a colouring (`ConstraintGraph::color_pairs`).
+#[derive(Clone, Debug, Default)]
+struct ColoredFrom {
+    pairs: Vec<(u32, u32)>,
+    /// Per solver body, whether it was fixed.
+    fixed: Vec<bool>,
+}
+
+impl ConstraintGraph {
+    /// As `color`, for `body_count` solver bodies and the pairs as a slice; when the pairs
+    /// and the fixed bodies are those the last call coloured, the colours are kept: the
+    /// rule would give them again (a pile at rest keeps its touching contacts, in the same
+    /// order, from step to step, and its colouring was a tenth of its prepare).
+    pub fn color_pairs(
+        &mut self,
+        body_count: usize,
+        pairs: &[(u32, u32)],
+        fixed: impl Fn(usize) -> bool,
+    ) {
+        let mut fixed_now = std::mem::take(&mut self.fixed_now);
+        fixed_now.clear();
+        fixed_now.extend((0..body_count).map(fixed));
+        if let Some(last) = &self.last {
+            if last.fixed == fixed_now && last.pairs[..] == *pairs {
+                self.fixed_now = fixed_now;
+                return;
+            }
+        }
+        let mut last = self.last.take().unwrap_or_default();
+        self.color(
+            body_count,
+            pairs.iter().map(|&(a, b)| (a as usize, b as usize)),
+            |i| fixed_now[i],
+        );
+        last.pairs.clear();
+        last.pairs.extend_from_slice(pairs);
+        self.fixed_now = std::mem::replace(&mut last.fixed, fixed_now);
+        self.last = Some(last);
     }
 }
 
@@ -218,5 +264,46 @@ mod tests {
                 .collect();
             assert_eq!(graph.overflow, overflow, "trial {trial}");
         }
+    }
+
+    /// `color_pairs` keeps the last colours only for the same pairs and fixed bodies: a
+    /// sequence of calls (repeats, a pair changed, the same pairs with a body fixed, fewer
+    /// bodies) gives, at every call, the colours `color` gives from scratch.
+    #[test]
+    fn kept_colours_are_those_a_fresh_colouring_gives() {
+        let mut rng = crate::physics::solver::test_rng::Rng(11);
+        let bodies = 30;
+        let base: Vec<(u32, u32)> = (0..120)
+            .map(|_| (rng.below(bodies) as u32, rng.below(bodies) as u32))
+            .filter(|&(a, b)| a != b)
+            .collect();
+        let mut changed = base.clone();
+        changed[5] = (changed[5].1, changed[5].0);
+        let fixed0: fn(usize) -> bool = |i| i == 0;
+        let fixed7: fn(usize) -> bool = |i| i == 0 || i == 7;
+        let calls = [
+            (&base[..], fixed0),
+            (&base, fixed0),
+            (&changed, fixed0),
+            (&base, fixed0),
+            (&base, fixed7),
+            (&base, fixed0),
+            (&base[..40], fixed0),
+        ];
+        let mut kept = ConstraintGraph::default();
+        for (call, &(pairs, fixed)) in calls.iter().enumerate() {
+            kept.color_pairs(bodies, pairs, fixed);
+            let mut fresh = ConstraintGraph::default();
+            let usize_pairs = pairs.iter().map(|&(a, b)| (a as usize, b as usize));
+            fresh.color(bodies, usize_pairs, fixed);
+            assert_eq!(kept.colors, fresh.colors, "call {call}");
+            assert_eq!(kept.overflow, fresh.overflow, "call {call}");
+        }
+        // The fixed body changes the colours (so the check above can tell).
+        let mut a = ConstraintGraph::default();
+        let mut b = ConstraintGraph::default();
+        a.color_pairs(bodies, &base, fixed0);
+        b.color_pairs(bodies, &base, fixed7);
+        assert_ne!(a.colors, b.colors);
     }
 }
