@@ -1,4 +1,5 @@
-//! Constraint graph colouring (Box2D v3's `constraint_graph.c`, rebuilt every step).
+//! Constraint graph colouring (Box2D v3's `constraint_graph.c`), rebuilt every step the
+//! touching pairs change (`ConstraintGraph::color_pairs` keeps it while they do not).
 //!
 //! Bodies are vertices, constraints are edges. A colour is a set of constraints no two of
 //! which share a moving body, so the constraints of one colour can be solved in any order,
