@@ -268,8 +268,9 @@ mod tests {
     }
 
     /// `color_pairs` keeps the last colours only for the same pairs and fixed bodies: a
-    /// sequence of calls (repeats, a pair changed, the same pairs with a body fixed, fewer
-    /// bodies) gives, at every call, the colours `color` gives from scratch.
+    /// sequence of calls (repeats, one pair moved to other bodies, the same pairs with a
+    /// body fixed, fewer pairs) gives, at every call, the colours `color` gives from
+    /// scratch.
     #[test]
     fn kept_colours_are_those_a_fresh_colouring_gives() {
         let mut rng = crate::physics::solver::test_rng::Rng(11);
@@ -279,7 +280,8 @@ mod tests {
             .filter(|&(a, b)| a != b)
             .collect();
         let mut changed = base.clone();
-        changed[5] = (changed[5].1, changed[5].0);
+        changed[5] = (changed[5].0 % 28 + 1, changed[5].0 % 28 + 2);
+        assert_ne!(changed, base);
         let fixed0: fn(usize) -> bool = |i| i == 0;
         let fixed7: fn(usize) -> bool = |i| i == 0 || i == 7;
         let calls = [
@@ -300,11 +302,14 @@ mod tests {
             assert_eq!(kept.colors, fresh.colors, "call {call}");
             assert_eq!(kept.overflow, fresh.overflow, "call {call}");
         }
-        // The fixed body changes the colours (so the check above can tell).
-        let mut a = ConstraintGraph::default();
-        let mut b = ConstraintGraph::default();
-        a.color_pairs(bodies, &base, fixed0);
-        b.color_pairs(bodies, &base, fixed7);
-        assert_ne!(a.colors, b.colors);
+        // The moved pair and the fixed body change the colours (so the check above can
+        // tell colours kept by mistake).
+        let colours = |pairs: &[(u32, u32)], fixed: fn(usize) -> bool| {
+            let mut graph = ConstraintGraph::default();
+            graph.color_pairs(bodies, pairs, fixed);
+            graph.colors
+        };
+        assert_ne!(colours(&base, fixed0), colours(&changed, fixed0));
+        assert_ne!(colours(&base, fixed0), colours(&base, fixed7));
     }
 }
