@@ -1,5 +1,6 @@
 //! Constraint graph colouring (Box2D v3's `constraint_graph.c`), rebuilt every step the
-//! touching pairs change (`ConstraintGraph::color_pairs` keeps it while they do not).
+//! constraints' body pairs change (`ConstraintGraph::color_pairs` keeps it while they do
+//! not: a pile at rest, a grid of joints).
 //!
 //! Bodies are vertices, constraints are edges. A colour is a set of constraints no two of
 //! which share a moving body, so the constraints of one colour can be solved in any order,

@@ -263,6 +263,8 @@ impl<W: Wide> PinBatch<W> {
 #[derive(Clone, Debug, Default)]
 pub struct Pins {
     graph: ConstraintGraph,
+    /// Scratch of `build`: the rows' solver body pairs, for the colouring.
+    pairs: Vec<(u32, u32)>,
     /// The pins the colouring could not place, solved first.
     overflow: Vec<PinBatch<f32>>,
     /// Four-wide batches (SSE2), used when the CPU lacks AVX2 or `force_four_lanes` is set.
@@ -311,12 +313,13 @@ impl Pins {
             }
             return;
         }
-        self.graph.color(
-            bodies.len(),
-            rows.iter()
-                .map(|r| (r.index_a as usize, r.index_b as usize)),
-            |i| bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0,
-        );
+        // A grid of joints keeps its pins, so its colours are usually kept (`color_pairs`).
+        self.pairs.clear();
+        self.pairs
+            .extend(rows.iter().map(|r| (r.index_a, r.index_b)));
+        self.graph.color_pairs(bodies.len(), &self.pairs, |i| {
+            bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
+        });
         for &k in &self.graph.overflow {
             let mut batch = PinBatch::empty();
             batch.set_lane(0, &rows[k as usize], bodies);
