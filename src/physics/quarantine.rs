@@ -135,13 +135,31 @@ pub(crate) fn store_and_hold(
     impulses: [[f32; 3]; 2],
     tally: &mut ContactTally,
 ) -> bool {
+    let finite = impulses.map(|i| i.iter().all(|x| x.is_finite()));
+    store_checked(c, impulses, impulses.map(|i| i.map(held)), finite, tally)
+}
+
+/// `store_and_hold` with the impulses' checks made beforehand (the soft step's store makes
+/// them for a batch of constraints at once): per point, the impulses as given (`raw`),
+/// held (`held`, the same numbers `held` gives) and whether all three are finite.
+#[inline(always)]
+pub(crate) fn store_checked(
+    c: &mut Contact,
+    raw: [[f32; 3]; 2],
+    held_impulses: [[f32; 3]; 2],
+    impulses_finite: [bool; 2],
+    tally: &mut ContactTally,
+) -> bool {
     let m = &mut c.manifold;
     let finite = m.normal.is_finite()
-        && m.points().iter().zip(&impulses).all(|(p, i)| {
-            p.point.is_finite() && p.separation.is_finite() && i.iter().all(|x| x.is_finite())
-        });
+        && m.points()
+            .iter()
+            .zip(impulses_finite)
+            .all(|(p, impulses_finite)| {
+                p.point.is_finite() && p.separation.is_finite() && impulses_finite
+            });
     if !finite {
-        for (p, &[normal, tangent, max_normal]) in m.points_mut().iter_mut().zip(&impulses) {
+        for (p, &[normal, tangent, max_normal]) in m.points_mut().iter_mut().zip(&raw) {
             p.normal_impulse = normal;
             p.tangent_impulse = tangent;
             p.max_normal_impulse = max_normal;
@@ -153,10 +171,10 @@ pub(crate) fn store_and_hold(
         tally.contacts += 1;
         tally.points += m.count;
     }
-    for (p, &[normal, tangent, max_normal]) in m.points_mut().iter_mut().zip(&impulses) {
-        p.normal_impulse = held(normal);
-        p.tangent_impulse = held(tangent);
-        p.max_normal_impulse = held(max_normal);
+    for (p, &[normal, tangent, max_normal]) in m.points_mut().iter_mut().zip(&held_impulses) {
+        p.normal_impulse = normal;
+        p.tangent_impulse = tangent;
+        p.max_normal_impulse = max_normal;
         tally.max_penetration = tally.max_penetration.max(-p.separation);
     }
     true

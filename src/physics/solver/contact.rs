@@ -28,7 +28,7 @@
 //! Restitution (Box2D v3): after the iterations, a point that approached faster than the
 //! threshold and carried load is given `vn = -e * vn_before`.
 
-use super::contact_simd::{prefetch, ContactLane, WideContacts};
+use super::contact_simd::{prefetch_whole, ContactLane, WideContacts};
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::contact::{Contact, ContactUpdate, NOT_TOUCHING};
@@ -157,13 +157,13 @@ impl ContactSolver {
             }
         };
         // The contact and both solver bodies of constraint `k`, asked for before `prepare(k)`.
+        // Each exactly: the contact's lines (the manifold, the arms' cache and the
+        // coefficients span it) and each body's one or two.
         let prefetch = |k: usize| {
             let (a, b) = active_pairs[k];
-            let contact = &contacts[active[k] as usize];
-            prefetch(contact);
-            prefetch(&contact.cache);
-            prefetch(&solver_bodies[a as usize]);
-            prefetch(&solver_bodies[b as usize]);
+            prefetch_whole(&contacts[active[k] as usize]);
+            prefetch_whole(&solver_bodies[a as usize]);
+            prefetch_whole(&solver_bodies[b as usize]);
         };
         self.wide
             .build(active_pairs, solver_bodies, prepare, prefetch, threads);

@@ -54,8 +54,9 @@ use super::wide::{F32x4, Vec2W, Wide};
 use super::wide8::{avx2_available, F32x8};
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::contact::Contact;
+use crate::physics::limits::ACCUMULATED_IMPULSE;
 use crate::physics::math::Vec2;
-use crate::physics::quarantine::{store_and_hold, ContactTally};
+use crate::physics::quarantine::{store_and_hold, store_checked, ContactTally};
 use crate::physics::threads::{DisjointMut, Threads};
 use std::sync::Mutex;
 
@@ -412,6 +413,50 @@ impl<W: Wide> ContactBatch<W> {
             ]
         });
         store_and_hold(contact, impulses, tally);
+    }
+
+    /// `store_lane` for every lane: the impulses are checked and held (`store_checked`)
+    /// for all the lanes at once, then each contact is written. (No closures: they would
+    /// not be compiled with the AVX2 copy's target feature.)
+    #[inline(always)]
+    fn store_batch(&self, contacts: &DisjointMut<Contact>, tally: &mut ContactTally) {
+        let [p0, p1] = &self.points;
+        let raw = [
+            [p0.normal_impulse, p0.tangent_impulse, p0.max_normal_impulse],
+            [p1.normal_impulse, p1.tangent_impulse, p1.max_normal_impulse],
+        ];
+        let held = [
+            [hold(raw[0][0]), hold(raw[0][1]), hold(raw[0][2])],
+            [hold(raw[1][0]), hold(raw[1][1]), hold(raw[1][2])],
+        ];
+        let finite = [
+            raw[0][0]
+                .finite()
+                .and(raw[0][1].finite())
+                .and(raw[0][2].finite()),
+            raw[1][0]
+                .finite()
+                .and(raw[1][1].finite())
+                .and(raw[1][2].finite()),
+        ];
+        for (l, &k) in self.contacts.as_ref().iter().enumerate() {
+            if k == u32::MAX {
+                continue;
+            }
+            // SAFETY: each contact has one constraint, stored by one thread.
+            let contact = unsafe { contacts.get(k as usize) };
+            let lane_finite = [
+                lanes(&finite[0])[l].to_bits() != 0,
+                lanes(&finite[1])[l].to_bits() != 0,
+            ];
+            store_checked(
+                contact,
+                lane_of(&raw, l),
+                lane_of(&held, l),
+                lane_finite,
+                tally,
+            );
+        }
     }
 
     /// Warm start: apply the accumulated impulses.
@@ -828,9 +873,11 @@ impl WideContacts {
     ) -> ContactTally {
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            return store_impulses(&self.overflow, &self.batches8, contacts, threads);
+            let batches = (&self.batches8[..], avx2::store_batch as StoreBatch<F32x8>);
+            return store_impulses(&self.overflow, batches, contacts, threads);
         }
-        store_impulses(&self.overflow, &self.batches4, contacts, threads)
+        let batches = (&self.batches4[..], store_batch4 as StoreBatch<F32x4>);
+        store_impulses(&self.overflow, batches, contacts, threads)
     }
 
     /// Number of constraints in the one-lane overflow.
@@ -855,6 +902,25 @@ mod avx2 {
         }
         // SAFETY: `WideContacts::build` passes this only when the CPU has AVX2.
         unsafe { finish(batch, bodies) }
+    }
+
+    /// `ContactBatch::store_batch` for eight lanes. Only given to `store_impulses` when
+    /// the batches are eight wide (`avx2_available()`).
+    pub fn store_batch(
+        batch: &ContactBatch<F32x8>,
+        contacts: &DisjointMut<Contact>,
+        tally: &mut ContactTally,
+    ) {
+        #[target_feature(enable = "avx2")]
+        unsafe fn store(
+            batch: &ContactBatch<F32x8>,
+            contacts: &DisjointMut<Contact>,
+            tally: &mut ContactTally,
+        ) {
+            batch.store_batch(contacts, tally);
+        }
+        // SAFETY: eight-wide batches exist only when the CPU has AVX2.
+        unsafe { store(batch, contacts, tally) }
     }
 
     /// # Safety
@@ -919,38 +985,19 @@ fn lay_out<W: Wide>(
     }
 }
 
-/// Ask the CPU to bring `*item`'s first cache lines in (a hint: no effect on results;
-/// nothing off x86_64).
-#[inline(always)]
-pub(super) fn prefetch<T>(item: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = item as *const i8;
-        // SAFETY: a prefetch never faults and reads nothing the program sees; the address
-        // is only computed (wrapping), never dereferenced.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(128));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = item;
-}
-
 /// Ask the CPU to bring in every cache line holding `*item` and no other (a hint: no effect
 /// on results; nothing off x86_64): the first byte of each 64 and the last byte, which
 /// covers the lines whatever the alignment (the size is a constant: no loop is left).
 #[inline(always)]
-fn prefetch_whole<T>(item: *const T) {
+pub(super) fn prefetch_whole<T>(item: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let p = item as *const i8;
         let size = std::mem::size_of::<T>();
         let mut offset = 0;
-        // SAFETY: as `prefetch`.
+        // SAFETY: a prefetch never faults and reads nothing the program sees; the
+        // addresses are only computed (wrapping), never dereferenced.
         unsafe {
             while offset < size {
                 _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(offset));
@@ -1042,6 +1089,45 @@ fn write_lanes<W: Wide, S: LaneSource, P, F>(
 /// `ContactBatch::finish_lanes` for one width (the AVX2 copy for eight lanes).
 type FinishLanes<W> = fn(&mut ContactBatch<W>, &[SolverBody]);
 
+/// The lanes of `x` in memory, in lane order.
+#[inline(always)]
+fn lanes<W: Wide>(x: &W) -> &[f32] {
+    // SAFETY: every `Wide` is `W::LANES` floats in lane order (`set_lane` writes them so).
+    unsafe { std::slice::from_raw_parts(x as *const W as *const f32, W::LANES) }
+}
+
+/// `quarantine::held` lane by lane (a NaN is kept as it is there too).
+#[inline(always)]
+fn hold<W: Wide>(v: W) -> W {
+    let (max, min) = (
+        W::splat(ACCUMULATED_IMPULSE.max),
+        W::splat(-ACCUMULATED_IMPULSE.max),
+    );
+    W::select(v.gt(max), max, W::select(min.gt(v), min, v))
+}
+
+/// Lane `l` of a point pair's three impulses, read from memory (`Wide::lane` would copy
+/// each word out whole).
+#[inline(always)]
+fn lane_of<W: Wide>(v: &[[W; 3]; 2], l: usize) -> [[f32; 3]; 2] {
+    [
+        [lanes(&v[0][0])[l], lanes(&v[0][1])[l], lanes(&v[0][2])[l]],
+        [lanes(&v[1][0])[l], lanes(&v[1][1])[l], lanes(&v[1][2])[l]],
+    ]
+}
+
+/// `ContactBatch::store_batch` for one width (the AVX2 copy for eight lanes).
+type StoreBatch<W> = fn(&ContactBatch<W>, &DisjointMut<Contact>, &mut ContactTally);
+
+/// `ContactBatch::store_batch` for four lanes (SSE2 on x86_64).
+fn store_batch4(
+    batch: &ContactBatch<F32x4>,
+    contacts: &DisjointMut<Contact>,
+    tally: &mut ContactTally,
+) {
+    batch.store_batch(contacts, tally);
+}
+
 /// `ContactBatch::finish_lanes` for four lanes (SSE2 on x86_64).
 fn finish_lanes4(batch: &mut ContactBatch<F32x4>, bodies: &[SolverBody]) {
     batch.finish_lanes(bodies);
@@ -1104,7 +1190,7 @@ fn apply_restitution<W: Wide>(
 /// contact gets does not depend on the order; the tallies merge by sums and a maximum.
 fn store_impulses<W: Wide>(
     overflow: &[ContactBatch<f32>],
-    batches: &[ContactBatch<W>],
+    (batches, store_batch): (&[ContactBatch<W>], StoreBatch<W>),
     contacts: &mut [Contact],
     threads: &Threads,
 ) -> ContactTally
@@ -1137,9 +1223,7 @@ where
                     }
                 }
             }
-            for l in 0..W::LANES {
-                batch.store_lane(l, &contacts, &mut tally);
-            }
+            store_batch(batch, &contacts, &mut tally);
         }
         // The merge is a sum and a maximum: the same in any order.
         total
@@ -1376,6 +1460,162 @@ mod tests {
     /// restitution with bouncy and inelastic constraints sharing batches): lanes never
     /// interact, constraints of one colour share no moving body, and a lane's restitution
     /// does not depend on its neighbours.
+    /// The batch store (`store_batch`: impulses checked and held for all lanes at once)
+    /// writes the contacts and counts the tally exactly as the lane-by-lane store
+    /// (`store_lane`, `quarantine::store_and_hold`), for impulses in range, beyond it either
+    /// way, infinite and NaN, and for manifolds with a point or a separation that is not
+    /// finite; four and eight lanes.
+    #[test]
+    fn batch_store_is_the_lane_store() {
+        use crate::physics::collision::Manifold;
+        use crate::physics::contact::{pair_key, ManifoldCache};
+        use crate::physics::{BodyHandle, ShapeHandle};
+        let ctx = soft_context();
+        let mut rng = Rng(0x5eed_0bad);
+        let start = bodies(&mut rng, 400);
+        let list = constraints(&mut rng, &start, 300, &ctx);
+        let max = ACCUMULATED_IMPULSE.max;
+        let specials = [
+            f32::NAN,
+            f32::INFINITY,
+            -f32::INFINITY,
+            2.0 * max,
+            -2.0 * max,
+            max,
+        ];
+        let value = |rng: &mut Rng| {
+            if rng.below(6) == 0 {
+                specials[rng.below(specials.len())]
+            } else {
+                rng.range(-3.0, 3.0)
+            }
+        };
+        let contacts: Vec<Contact> = list
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let mut manifold = Manifold::EMPTY;
+                manifold.normal = c.normal;
+                let count = if c.points[1].normal_mass > 0.0 { 2 } else { 1 };
+                for i in 0..count {
+                    let bad = rng.below(40) == 0;
+                    let point = if bad {
+                        Vec2::new(f32::NAN, 0.0)
+                    } else {
+                        Vec2::X
+                    };
+                    let separation = if rng.below(40) == 0 {
+                        f32::INFINITY
+                    } else {
+                        -0.01
+                    };
+                    manifold.push(point, separation, i as u32);
+                }
+                Contact {
+                    shape_a: ShapeHandle::new(2 * k as u32, 0),
+                    shape_b: ShapeHandle::new(2 * k as u32 + 1, 0),
+                    body_a: BodyHandle::new(c.index_a as u32, 0),
+                    body_b: BodyHandle::new(c.index_b as u32, 0),
+                    manifold,
+                    friction: c.friction,
+                    restitution: 0.0,
+                    key: pair_key(2 * k, 2 * k + 1),
+                    cache: ManifoldCache::default(),
+                    recycled: false,
+                    sticky: None,
+                }
+            })
+            .collect();
+        let pairs: Vec<(u32, u32)> = list
+            .iter()
+            .map(|c| (c.index_a as u32, c.index_b as u32))
+            .collect();
+        fn poke<W: Wide>(batches: &mut [ContactBatch<W>], value: &mut impl FnMut() -> f32) {
+            for batch in batches {
+                for p in &mut batch.points {
+                    for x in [
+                        &mut p.normal_impulse,
+                        &mut p.tangent_impulse,
+                        &mut p.max_normal_impulse,
+                    ] {
+                        for l in 0..W::LANES {
+                            x.set_lane(l, value());
+                        }
+                    }
+                }
+            }
+        }
+        fn by_lane<W: Wide>(batches: &[ContactBatch<W>], contacts: &mut [Contact]) -> ContactTally {
+            let contacts = DisjointMut::new(contacts);
+            let mut tally = ContactTally::default();
+            for batch in batches {
+                for l in 0..W::LANES {
+                    batch.store_lane(l, &contacts, &mut tally);
+                }
+            }
+            tally
+        }
+        // The first impulse (contact, point, which) whose bits differ, if any.
+        let first_difference = |one: &[Contact], other: &[Contact]| {
+            let impulses = |c: &Contact, i: usize| {
+                let p = &c.manifold.points[i];
+                [p.normal_impulse, p.tangent_impulse, p.max_normal_impulse].map(f32::to_bits)
+            };
+            (0..one.len())
+                .flat_map(|k| (0..2).flat_map(move |i| (0..3).map(move |j| (k, i, j))))
+                .find(|&(k, i, j)| impulses(&one[k], i)[j] != impulses(&other[k], i)[j])
+        };
+        let check = |a: &ContactTally, b: &ContactTally, width: &str| {
+            assert_eq!(
+                (
+                    a.contacts,
+                    a.points,
+                    a.max_penetration.to_bits(),
+                    a.all_finite
+                ),
+                (
+                    b.contacts,
+                    b.points,
+                    b.max_penetration.to_bits(),
+                    b.all_finite
+                ),
+                "{width} lanes: tally"
+            );
+        };
+        let mut wide = WideContacts {
+            force_four_lanes: true,
+            ..WideContacts::default()
+        };
+        wide.build(&pairs, &start, |k| list[k], |_| {}, &Threads::default());
+        assert!(wide.overflow.is_empty() && wide.batches4.len() > 40);
+        poke(&mut wide.batches4, &mut || value(&mut rng));
+        let (mut one, mut other) = (contacts.clone(), contacts.clone());
+        let batches = (&wide.batches4[..], store_batch4 as StoreBatch<F32x4>);
+        let tally = store_impulses(&[], batches, &mut one, &Threads::default());
+        check(&tally, &by_lane(&wide.batches4, &mut other), "four");
+        assert_eq!(first_difference(&one, &other), None, "four lanes: impulses");
+        assert!(
+            !tally.all_finite && tally.contacts > 100,
+            "the cases were met"
+        );
+        #[cfg(target_arch = "x86_64")]
+        if avx2_available() {
+            let mut wide = WideContacts::default();
+            wide.build(&pairs, &start, |k| list[k], |_| {}, &Threads::default());
+            assert!(wide.overflow.is_empty() && wide.batches8.len() > 20);
+            poke(&mut wide.batches8, &mut || value(&mut rng));
+            let (mut one, mut other) = (contacts.clone(), contacts);
+            let batches = (&wide.batches8[..], avx2::store_batch as StoreBatch<F32x8>);
+            let tally = store_impulses(&[], batches, &mut one, &Threads::default());
+            check(&tally, &by_lane(&wide.batches8, &mut other), "eight");
+            assert_eq!(
+                first_difference(&one, &other),
+                None,
+                "eight lanes: impulses"
+            );
+        }
+    }
+
     #[test]
     fn one_four_and_eight_lane_contacts_agree_bitwise() {
         let ctx = soft_context();
