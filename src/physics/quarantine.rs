@@ -141,7 +141,7 @@ pub(crate) fn store_and_hold(
 
 /// `store_and_hold` with the impulses' checks made beforehand (the soft step's store makes
 /// them for a batch of constraints at once): per point, the impulses as given (`raw`),
-/// held (`held`, the same numbers `held` gives) and whether all three are finite.
+/// the same held to the saved range (what `held` gives) and whether all three are finite.
 #[inline(always)]
 pub(crate) fn store_checked(
     c: &mut Contact,

@@ -1455,11 +1455,6 @@ mod tests {
         StepContext::new(1.0 / 240.0, &settings)
     }
 
-    /// One kernel: the one-lane, four-lane and (with AVX2) eight-lane paths give bitwise the
-    /// same bodies and accumulated impulses on random constraints (warm start, solve, relax,
-    /// restitution with bouncy and inelastic constraints sharing batches): lanes never
-    /// interact, constraints of one colour share no moving body, and a lane's restitution
-    /// does not depend on its neighbours.
     /// The batch store (`store_batch`: impulses checked and held for all lanes at once)
     /// writes the contacts and counts the tally exactly as the lane-by-lane store
     /// (`store_lane`, `quarantine::store_and_hold`), for impulses in range, beyond it either
@@ -1616,6 +1611,11 @@ mod tests {
         }
     }
 
+    /// One kernel: the one-lane, four-lane and (with AVX2) eight-lane paths give bitwise the
+    /// same bodies and accumulated impulses on random constraints (warm start, solve, relax,
+    /// restitution with bouncy and inelastic constraints sharing batches): lanes never
+    /// interact, constraints of one colour share no moving body, and a lane's restitution
+    /// does not depend on its neighbours.
     #[test]
     fn one_four_and_eight_lane_contacts_agree_bitwise() {
         let ctx = soft_context();
