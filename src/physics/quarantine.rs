@@ -49,6 +49,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::body::{Body, BodyKind};
+use super::collision::Manifold;
 use super::contact::{Contact, NOT_TOUCHING};
 use super::limits;
 use super::math::Vec2;
@@ -139,6 +140,44 @@ pub(crate) fn store_and_hold(
     store_checked(c, impulses, impulses.map(|i| i.map(held)), finite, tally)
 }
 
+/// What the store needs of a contact's manifold: its live point count, whether its normal
+/// and its live points' positions and separations are all finite, and those separations
+/// (the tally's deepest penetration). The soft step's prepare reads the manifold anyway
+/// and keeps this in the constraint's lane, so that its store only writes the contact
+/// (reading it first stalled the store on every contact's lines).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ManifoldCheck {
+    pub count: usize,
+    pub finite: bool,
+    /// Per live point (zeros past `count`).
+    pub separations: [f32; 2],
+}
+
+impl ManifoldCheck {
+    /// The check of `m` as it is now (without branches: the prepare makes it for every
+    /// constraint).
+    #[inline(always)]
+    pub(crate) fn of(m: &Manifold) -> ManifoldCheck {
+        // Infinite or NaN: every exponent bit set.
+        const EXPONENT: u32 = 0x7f80_0000;
+        let not_finite = |x: f32| x.to_bits() & EXPONENT == EXPONENT;
+        let count = m.count;
+        let mut bad = not_finite(m.normal.x) | not_finite(m.normal.y);
+        let mut separations = [0.0; 2];
+        for (k, (p, s)) in m.points.iter().zip(&mut separations).enumerate() {
+            let live = k < count;
+            bad |=
+                live & (not_finite(p.point.x) | not_finite(p.point.y) | not_finite(p.separation));
+            *s = if live { p.separation } else { 0.0 };
+        }
+        ManifoldCheck {
+            count,
+            finite: !bad,
+            separations,
+        }
+    }
+}
+
 /// `store_and_hold` with the impulses' checks made beforehand (the soft step's store makes
 /// them for a batch of constraints at once): per point, the impulses as given (`raw`),
 /// the same held to the saved range (what `held` gives) and whether all three are finite.
@@ -150,16 +189,29 @@ pub(crate) fn store_checked(
     impulses_finite: [bool; 2],
     tally: &mut ContactTally,
 ) -> bool {
-    let m = &mut c.manifold;
-    let finite = m.normal.is_finite()
-        && m.points()
-            .iter()
-            .zip(impulses_finite)
-            .all(|(p, impulses_finite)| {
-                p.point.is_finite() && p.separation.is_finite() && impulses_finite
-            });
+    let check = ManifoldCheck::of(&c.manifold);
+    store_with(c, check, raw, held_impulses, impulses_finite, tally)
+}
+
+/// `store_checked` with the manifold's own checks made beforehand too (`check`, of the
+/// manifold as it still is): writes the contact's impulses without reading it. The
+/// manifold is whole when it and the impulses of its live points are finite: then the
+/// held impulses are written and the contact counted; otherwise the impulses as given,
+/// and `tally` marked.
+#[inline(always)]
+pub(crate) fn store_with(
+    c: &mut Contact,
+    check: ManifoldCheck,
+    raw: [[f32; 3]; 2],
+    held_impulses: [[f32; 3]; 2],
+    impulses_finite: [bool; 2],
+    tally: &mut ContactTally,
+) -> bool {
+    let count = check.count;
+    let finite = check.finite && impulses_finite.iter().take(count).all(|&f| f);
+    let points = c.manifold.points.iter_mut().take(count);
     if !finite {
-        for (p, &[normal, tangent, max_normal]) in m.points_mut().iter_mut().zip(&raw) {
+        for (p, &[normal, tangent, max_normal]) in points.zip(&raw) {
             p.normal_impulse = normal;
             p.tangent_impulse = tangent;
             p.max_normal_impulse = max_normal;
@@ -167,15 +219,17 @@ pub(crate) fn store_checked(
         tally.all_finite = false;
         return false;
     }
-    if m.count > 0 {
+    if count > 0 {
         tally.contacts += 1;
-        tally.points += m.count;
+        tally.points += count;
     }
-    for (p, &[normal, tangent, max_normal]) in m.points_mut().iter_mut().zip(&held_impulses) {
+    for ((p, &[normal, tangent, max_normal]), &separation) in
+        points.zip(&held_impulses).zip(&check.separations)
+    {
         p.normal_impulse = normal;
         p.tangent_impulse = tangent;
         p.max_normal_impulse = max_normal;
-        tally.max_penetration = tally.max_penetration.max(-p.separation);
+        tally.max_penetration = tally.max_penetration.max(-separation);
     }
     true
 }
@@ -543,11 +597,120 @@ mod tests {
         );
     }
 
+    /// `ManifoldCheck::of` (bit tests, no branches) is the plain definition: the normal and
+    /// the live points' positions and separations finite, whatever a dead point holds.
+    #[test]
+    fn the_manifold_check_is_every_live_number_finite() {
+        use super::ManifoldCheck;
+        use crate::physics::collision::Manifold;
+        let specials = [
+            0.25,
+            -3.0,
+            f32::NAN,
+            f32::INFINITY,
+            -f32::INFINITY,
+            f32::MAX,
+        ];
+        let mut cases = 0;
+        for count in 0..=2 {
+            // One special value at a time in each of the 8 places, the rest ordinary.
+            for place in 0..8 {
+                for &x in &specials {
+                    let mut values = [0.5f32; 8];
+                    values[place] = x;
+                    let mut m = Manifold::EMPTY;
+                    m.normal = Vec2::new(values[0], values[1]);
+                    for (k, p) in m.points.iter_mut().enumerate() {
+                        p.point = Vec2::new(values[2 + 3 * k], values[3 + 3 * k]);
+                        p.separation = values[4 + 3 * k];
+                    }
+                    m.count = count;
+                    let plain = m.normal.is_finite()
+                        && m.points()
+                            .iter()
+                            .all(|p| p.point.is_finite() && p.separation.is_finite());
+                    let check = ManifoldCheck::of(&m);
+                    assert_eq!(check.finite, plain, "count {count}, place {place}, {x}");
+                    assert_eq!(check.count, count);
+                    for k in 0..2 {
+                        let expected = if k < count {
+                            m.points[k].separation
+                        } else {
+                            0.0
+                        };
+                        assert_eq!(check.separations[k].to_bits(), expected.to_bits());
+                    }
+                    cases += usize::from(!plain);
+                }
+            }
+        }
+        assert!(cases > 30, "{cases} non-finite cases");
+    }
+
+    /// A step halted at a sub-step moves the contact points and separations with the
+    /// bodies after the prepare (`StepSolver::stop`): its store checks the manifolds as
+    /// they are then, not as the prepare saw them, so its tally is still the full pass's.
+    #[test]
+    fn a_halted_step_tallies_the_moved_contacts() {
+        use crate::physics::shape::Polygon;
+        use crate::physics::HaltPoint;
+        let settings = SolverSettings {
+            solver: SolverKind::SoftStep,
+            substeps: 4,
+            ..SolverSettings::default()
+        };
+        let mut world = World::new(settings);
+        let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
+        let wide = Geometry::Polygon(Polygon::new_box(20.0, 0.5).unwrap());
+        world.create_shape(ground, &ShapeDef::new(wide)).unwrap();
+        // A column of boxes started 3 cm into each other: pushed apart over many steps.
+        for k in 0..6 {
+            let y = 0.97 + 0.97 * k as f32;
+            let b = world
+                .create_body(&BodyDef::dynamic(Vec2::new(0.0, y)))
+                .unwrap();
+            let square = Geometry::Polygon(Polygon::new_box(0.5, 0.5).unwrap());
+            world.create_shape(b, &ShapeDef::new(square)).unwrap();
+        }
+        let (mut moved, mut halts) = (0, 0);
+        for step in 0..60 {
+            let mut halted = world.clone();
+            halts += usize::from(halted.step_until(1.0 / 60.0, HaltPoint::Substep(3)).halted);
+            // A halted step runs no quarantine: the first takes the store's tally, the
+            // second (the tally taken) makes the full pass.
+            halted.quarantine();
+            let fused = halted.stats().clone();
+            halted.quarantine();
+            let full = halted.stats();
+            assert_eq!(
+                (fused.contacts, fused.manifold_points),
+                (full.contacts, full.manifold_points),
+                "step {step}"
+            );
+            assert_eq!(
+                fused.max_penetration.to_bits(),
+                full.max_penetration.to_bits(),
+                "step {step}"
+            );
+            world.step(1.0 / 60.0);
+            // The whole step's tally is of the separations as the prepare saw them.
+            if world.stats().max_penetration != full.max_penetration {
+                moved += 1;
+            }
+        }
+        assert!(halts == 60 && moved > 5, "{halts} halted, {moved} moved");
+    }
+
     /// A ground, a box resting on it that may sleep, and two that may not: one resting,
-    /// one falling from `drop` m.
+    /// one falling from `drop` m; soft step.
     fn sleeping_and_awake_boxes(drop: f32) -> (World, crate::physics::BodyHandle) {
         use crate::physics::shape::Polygon;
-        let mut world = World::new(SolverSettings::default());
+        // The soft step: its store holds and tallies the contacts it writes.
+        let mut world = World::new(SolverSettings {
+            solver: SolverKind::SoftStep,
+            substeps: 4,
+            ..SolverSettings::default()
+        });
         let ground = world.create_body(&BodyDef::fixed(Vec2::ZERO)).unwrap();
         let wide = Geometry::Polygon(Polygon::new_box(20.0, 0.5).unwrap());
         world.create_shape(ground, &ShapeDef::new(wide)).unwrap();

@@ -269,10 +269,16 @@ impl ContactSolver {
         out
     }
 
-    /// Accumulated impulses back to the contacts for the next warm start.
-    pub(crate) fn store_impulses(&mut self, contacts: &mut [Contact], threads: &Threads) {
+    /// Accumulated impulses back to the contacts for the next warm start. `moved`: the
+    /// manifolds' points and separations were moved since the prepare (a halted step).
+    pub(crate) fn store_impulses(
+        &mut self,
+        contacts: &mut [Contact],
+        threads: &Threads,
+        moved: bool,
+    ) {
         if self.use_wide {
-            self.tally = Some(self.wide.store_impulses(contacts, threads));
+            self.tally = Some(self.wide.store_impulses(contacts, threads, moved));
         } else {
             store_impulses(&self.scalar, contacts);
         }

@@ -56,7 +56,7 @@ use super::{Softness, SolverBody, StepContext};
 use crate::physics::contact::Contact;
 use crate::physics::limits::ACCUMULATED_IMPULSE;
 use crate::physics::math::Vec2;
-use crate::physics::quarantine::{store_and_hold, store_checked, ContactTally};
+use crate::physics::quarantine::{store_and_hold, store_with, ContactTally, ManifoldCheck};
 use crate::physics::threads::{DisjointMut, Threads};
 use std::sync::Mutex;
 
@@ -74,6 +74,10 @@ struct PointW<W> {
     /// Normal velocity before the iterations (restitution).
     relative_velocity: W,
 }
+
+/// `ContactBatch::manifold_state`'s flag: the manifold's normal, points and separations
+/// are finite (the low bits hold its point count).
+const MANIFOLD_FINITE: u32 = 1 << 8;
 
 /// `W::LANES` contact constraints of one colour, struct-of-arrays.
 #[derive(Clone, Copy, Debug)]
@@ -97,6 +101,11 @@ pub struct ContactBatch<W: Wide> {
     points: [PointW<W>; 2],
     /// Index of each lane's contact in the world's array (`u32::MAX` for an empty lane).
     contacts: W::Index,
+    /// What the store needs of each lane's manifold (`ManifoldCheck`), kept by the prepare,
+    /// which reads the manifold anyway: its live point count, plus `MANIFOLD_FINITE`.
+    manifold_state: W::Index,
+    /// Each point's separation as the prepare read it (`ManifoldCheck::separations`).
+    separations: [W; 2],
     /// Any lane with restitution (the restitution pass skips the batch otherwise).
     any_restitution: bool,
 }
@@ -121,6 +130,8 @@ impl<W: Wide> ContactBatch<W> {
             inv_inertia_b: W::ZERO,
             points: [PointW::EMPTY; 2],
             contacts: W::index_splat(u32::MAX),
+            manifold_state: W::index_splat(0),
+            separations: [W::ZERO; 2],
             any_restitution: false,
         }
     }
@@ -272,6 +283,30 @@ impl<W: Wide> ContactBatch<W> {
         self.any_restitution |= lane.restitution != 0.0;
     }
 
+    /// Keep lane `l`'s manifold check for the store (`store_batch`).
+    #[inline(always)]
+    fn set_manifold_check(&mut self, l: usize, check: ManifoldCheck) {
+        let finite = if check.finite { MANIFOLD_FINITE } else { 0 };
+        self.manifold_state.as_mut()[l] = check.count as u32 | finite;
+        for (s, separation) in self.separations.iter_mut().zip(check.separations) {
+            s.set_lane(l, separation);
+        }
+    }
+
+    /// Lane `l`'s manifold check, as the prepare kept it.
+    #[inline(always)]
+    fn manifold_check(&self, l: usize) -> ManifoldCheck {
+        let state = self.manifold_state.as_ref()[l];
+        ManifoldCheck {
+            count: (state & !MANIFOLD_FINITE) as usize,
+            finite: state & MANIFOLD_FINITE != 0,
+            separations: [
+                lanes(&self.separations[0])[l],
+                lanes(&self.separations[1])[l],
+            ],
+        }
+    }
+
     /// Prepare: write a prepared scalar constraint into lane `l`.
     fn set_lane(&mut self, l: usize, c: &ContactConstraint, bodies: &[SolverBody]) {
         fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
@@ -286,6 +321,17 @@ impl<W: Wide> ContactBatch<W> {
             softness: c.softness,
         };
         self.set_lane_common(l, &lane, bodies);
+        // A prepared constraint keeps no contact positions: its check is of the normal and
+        // the separations alone.
+        let live = &c.points[..c.count.min(2)];
+        self.set_manifold_check(
+            l,
+            ManifoldCheck {
+                count: live.len(),
+                finite: c.normal.is_finite() && live.iter().all(|p| p.separation.is_finite()),
+                separations: [0, 1].map(|k| live.get(k).map_or(0.0, |p| p.separation)),
+            },
+        );
         // Unused points of a one-point manifold are all zeros: their impulses stay zero.
         for (p, cp) in self.points.iter_mut().zip(&c.points) {
             set(&mut p.r_a.x, l, cp.r_a.x);
@@ -331,6 +377,7 @@ impl<W: Wide> ContactBatch<W> {
             softness,
         };
         self.set_lane_common(l, &lane, bodies);
+        self.set_manifold_check(l, ManifoldCheck::of(manifold));
         let points = manifold.points();
         for (k, p) in self.points.iter_mut().enumerate() {
             // An unused point is `ContactConstraintPoint::default()`: all zeros.
@@ -395,7 +442,9 @@ impl<W: Wide> ContactBatch<W> {
     }
 
     /// Copy lane `l`'s accumulated impulses to its contact, and do the quarantine's
-    /// contact pass for it while it is in cache (`store_and_hold`: one write of each).
+    /// contact pass for it while it is in cache (`store_and_hold`: one write of each). The
+    /// manifold is checked as it is now (the overflow's store, and every lane's when the
+    /// manifolds moved after the prepare); `store_batch` is this with the prepare's check.
     #[inline]
     fn store_lane(&self, l: usize, contacts: &DisjointMut<Contact>, tally: &mut ContactTally) {
         let k = self.contacts.as_ref()[l];
@@ -415,9 +464,11 @@ impl<W: Wide> ContactBatch<W> {
         store_and_hold(contact, impulses, tally);
     }
 
-    /// `store_lane` for every lane: the impulses are checked and held (`store_checked`)
-    /// for all the lanes at once, then each contact is written. (No closures: they would
-    /// not be compiled with the AVX2 copy's target feature.)
+    /// `store_lane` for every lane, for manifolds unchanged since the prepare: the impulses
+    /// are checked and held for all the lanes at once, then each contact is written with
+    /// the manifold check the prepare kept (`store_with`), so the contact is only written,
+    /// never read. (No closures: they would not be compiled with the AVX2 copy's target
+    /// feature.)
     #[inline(always)]
     fn store_batch(&self, contacts: &DisjointMut<Contact>, tally: &mut ContactTally) {
         let [p0, p1] = &self.points;
@@ -449,8 +500,9 @@ impl<W: Wide> ContactBatch<W> {
                 lanes(&finite[0])[l].to_bits() != 0,
                 lanes(&finite[1])[l].to_bits() != 0,
             ];
-            store_checked(
+            store_with(
                 contact,
+                self.manifold_check(l),
                 lane_of(&raw, l),
                 lane_of(&held, l),
                 lane_finite,
@@ -865,19 +917,40 @@ impl WideContacts {
     }
 
     /// Copy the accumulated impulses to the contacts for the next warm start, and hold
-    /// them as the quarantine would (the tally of what was held is returned).
+    /// them as the quarantine would (the tally of what was held is returned). The
+    /// manifolds are as the prepare left them unless `moved` (a halted step moved their
+    /// points and separations): then each is read and checked again.
     pub(crate) fn store_impulses(
         &self,
         contacts: &mut [Contact],
         threads: &Threads,
+        moved: bool,
     ) -> ContactTally {
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            let batches = (&self.batches8[..], avx2::store_batch as StoreBatch<F32x8>);
-            return store_impulses(&self.overflow, batches, contacts, threads);
+            let store = if moved {
+                store_batch_by_lane
+            } else {
+                avx2::store_batch as StoreBatch<F32x8>
+            };
+            return store_impulses(
+                &self.overflow,
+                (&self.batches8[..], store),
+                contacts,
+                threads,
+            );
         }
-        let batches = (&self.batches4[..], store_batch4 as StoreBatch<F32x4>);
-        store_impulses(&self.overflow, batches, contacts, threads)
+        let store = if moved {
+            store_batch_by_lane
+        } else {
+            store_batch4 as StoreBatch<F32x4>
+        };
+        store_impulses(
+            &self.overflow,
+            (&self.batches4[..], store),
+            contacts,
+            threads,
+        )
     }
 
     /// Number of constraints in the one-lane overflow.
@@ -1118,6 +1191,18 @@ fn lane_of<W: Wide>(v: &[[W; 3]; 2], l: usize) -> [[f32; 3]; 2] {
 
 /// `ContactBatch::store_batch` for one width (the AVX2 copy for eight lanes).
 type StoreBatch<W> = fn(&ContactBatch<W>, &DisjointMut<Contact>, &mut ContactTally);
+
+/// `ContactBatch::store_lane` for every lane of a batch: the store that reads and checks
+/// each manifold as it is (after a halted step moved them).
+fn store_batch_by_lane<W: Wide>(
+    batch: &ContactBatch<W>,
+    contacts: &DisjointMut<Contact>,
+    tally: &mut ContactTally,
+) {
+    for l in 0..W::LANES {
+        batch.store_lane(l, contacts, tally);
+    }
+}
 
 /// `ContactBatch::store_batch` for four lanes (SSE2 on x86_64).
 fn store_batch4(
@@ -1502,7 +1587,7 @@ mod tests {
                     let separation = if rng.below(40) == 0 {
                         f32::INFINITY
                     } else {
-                        -0.01
+                        rng.range(-0.05, 0.01)
                     };
                     manifold.push(point, separation, i as u32);
                 }
@@ -1539,6 +1624,21 @@ mod tests {
                     }
                 }
             }
+        }
+        // Each lane keeps the check of its own contact's manifold.
+        fn kept_checks<W: Wide>(batches: &[ContactBatch<W>], contacts: &[Contact]) -> usize {
+            let bits = |c: ManifoldCheck| (c.count, c.finite, c.separations.map(f32::to_bits));
+            let mut lanes = 0;
+            for batch in batches {
+                for (l, &k) in batch.contacts.as_ref().iter().enumerate() {
+                    if k != u32::MAX {
+                        let of_contact = ManifoldCheck::of(&contacts[k as usize].manifold);
+                        assert_eq!(bits(batch.manifold_check(l)), bits(of_contact), "lane {l}");
+                        lanes += 1;
+                    }
+                }
+            }
+            lanes
         }
         fn by_lane<W: Wide>(batches: &[ContactBatch<W>], contacts: &mut [Contact]) -> ContactTally {
             let contacts = DisjointMut::new(contacts);
@@ -1577,12 +1677,24 @@ mod tests {
                 "{width} lanes: tally"
             );
         };
+        // The lanes are prepared from the contacts, as the soft step's prepare does: the
+        // batch store writes them with the checks the prepare kept, the lane store reads
+        // and checks them again.
+        let lane = |k: usize| ContactLane {
+            contact: &contacts[k],
+            contact_index: k as u32,
+            index_a: list[k].index_a as u32,
+            index_b: list[k].index_b as u32,
+            arms: list[k].points.map(|p| (p.r_a, p.r_b)),
+            ctx: &ctx,
+        };
         let mut wide = WideContacts {
             force_four_lanes: true,
             ..WideContacts::default()
         };
-        wide.build(&pairs, &start, |k| list[k], |_| {}, &Threads::default());
+        wide.build(&pairs, &start, lane, |_| {}, &Threads::default());
         assert!(wide.overflow.is_empty() && wide.batches4.len() > 40);
+        assert_eq!(kept_checks(&wide.batches4, &contacts), contacts.len());
         poke(&mut wide.batches4, &mut || value(&mut rng));
         let (mut one, mut other) = (contacts.clone(), contacts.clone());
         let batches = (&wide.batches4[..], store_batch4 as StoreBatch<F32x4>);
@@ -1596,10 +1708,11 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if avx2_available() {
             let mut wide = WideContacts::default();
-            wide.build(&pairs, &start, |k| list[k], |_| {}, &Threads::default());
+            wide.build(&pairs, &start, lane, |_| {}, &Threads::default());
             assert!(wide.overflow.is_empty() && wide.batches8.len() > 20);
+            assert_eq!(kept_checks(&wide.batches8, &contacts), contacts.len());
             poke(&mut wide.batches8, &mut || value(&mut rng));
-            let (mut one, mut other) = (contacts.clone(), contacts);
+            let (mut one, mut other) = (contacts.clone(), contacts.clone());
             let batches = (&wide.batches8[..], avx2::store_batch as StoreBatch<F32x8>);
             let tally = store_impulses(&[], batches, &mut one, &Threads::default());
             check(&tally, &by_lane(&wide.batches8, &mut other), "eight");

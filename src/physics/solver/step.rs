@@ -451,7 +451,8 @@ impl StepSolver {
         if self.halted() {
             return;
         }
-        self.contacts.store_impulses(world.contacts, &self.threads);
+        self.contacts
+            .store_impulses(world.contacts, &self.threads, false);
     }
 
     /// The joints' saved state (the compact rows hand their impulses back).
@@ -497,7 +498,8 @@ impl StepSolver {
     fn stop(&mut self, world: &mut StepWorld) {
         self.move_contact_points(world);
         if self.halt.prepared {
-            self.contacts.store_impulses(world.contacts, &self.threads);
+            self.contacts
+                .store_impulses(world.contacts, &self.threads, true);
             self.joints.store_state(world.joints);
         }
         self.write_bodies(world);
@@ -541,7 +543,8 @@ impl StepSolver {
         if !self.halt.prepared {
             return;
         }
-        self.contacts.store_impulses(world.contacts, &self.threads);
+        self.contacts
+            .store_impulses(world.contacts, &self.threads, false);
         self.joints.store_state(world.joints);
         self.contact_impulse_scratch.clear();
         self.contact_impulse_scratch
@@ -567,7 +570,8 @@ impl StepSolver {
         if !self.halt.prepared || self.contact_impulse_scratch.len() != world.contacts.len() {
             return;
         }
-        self.contacts.store_impulses(world.contacts, &self.threads);
+        self.contacts
+            .store_impulses(world.contacts, &self.threads, false);
         self.joints.store_state(world.joints);
         self.contact_impulse_change.clear();
         for (c, before) in world.contacts.iter().zip(&self.contact_impulse_scratch) {
