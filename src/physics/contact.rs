@@ -637,9 +637,11 @@ impl ContactSet {
         threads: &Threads,
     ) {
         // Most reported overlaps are pairs that already have a contact (a re-inserted box
-        // finds all its old neighbours again): drop those before the sort.
+        // finds all its old neighbours again): drop those before the sort. With a team,
+        // the moving tree is rebuilt later, beside the narrow phase (`update_manifolds`).
         let keys = &self.pair_keys;
-        broad_phase.update_pairs_split(&mut self.new_pairs, threads, |a, b| {
+        let rebuild = threads.count() == 1;
+        broad_phase.update_pairs_split(&mut self.new_pairs, threads, rebuild, |a, b| {
             !keys.contains(&pair_key(a as usize, b as usize))
         });
         // Room for the new contacts without growing the array: drop the dead first when
@@ -727,7 +729,10 @@ impl ContactSet {
     ///
     /// Each contact is updated from the bodies and shapes alone (across `threads`); what it
     /// reports (`Outcome`) is gathered afterwards in contact order, so the result is the
-    /// same for any thread count.
+    /// same for any thread count. `beside` (the broad phase's tree rebuild, which shares
+    /// nothing with the contacts) runs once, on one thread of the team while the others
+    /// start on the contacts.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn update_manifolds(
         &mut self,
         bodies: &Arena<Body>,
@@ -736,6 +741,7 @@ impl ContactSet {
         h: f32,
         stats: &mut StepStats,
         threads: &Threads,
+        beside: impl FnOnce() + Send,
     ) -> Vec<BodyHandle> {
         let gravity_drop = settings.gravity.length() * h * h;
         let relative_closing = settings.solver == SolverKind::SoftStep;
@@ -820,7 +826,7 @@ impl ContactSet {
         self.outcomes.clear();
         self.outcomes
             .resize(self.contacts.len(), ContactUpdate::default());
-        threads.map_mut(&mut self.contacts, &mut self.outcomes, update);
+        threads.map_mut_beside(&mut self.contacts, &mut self.outcomes, update, beside);
         let mut to_wake: Vec<BodyHandle> = Vec::new();
         let mut any_removed = false;
         let mut reused = 0;

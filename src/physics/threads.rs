@@ -115,12 +115,15 @@ impl Threads {
     }
 
     /// `out[i] = f(&mut items[i])` for every `i`, in chunks the threads claim (`take`: each
-    /// its own share first).
-    pub(crate) fn map_mut<T: Send, U: Send>(
+    /// its own share first); and `beside` run once: first, on the team's last member, while
+    /// the others start on the items (whose shares that member takes up after it), or
+    /// before the items on one thread. `beside` must touch nothing `f` does.
+    pub(crate) fn map_mut_beside<T: Send, U: Send>(
         &self,
         items: &mut [T],
         out: &mut [U],
         f: impl Fn(&mut T) -> U + Sync,
+        beside: impl FnOnce() + Send,
     ) {
         assert_eq!(items.len(), out.len(), "one output per item");
         #[cfg(feature = "parallel")]
@@ -132,7 +135,17 @@ impl Threads {
             let flags = claims(len.div_ceil(chunk));
             let (items, out) = (DisjointMut::new(items), DisjointMut::new(out));
             let members = self.count();
+            let beside = std::sync::Mutex::new(Some(beside));
+            let run_beside = || {
+                let job = beside.lock().unwrap_or_else(|p| p.into_inner()).take();
+                if let Some(job) = job {
+                    job();
+                }
+            };
             pool.run(&|member| {
+                if member + 1 == members {
+                    run_beside();
+                }
                 take(&flags, member, members, |k| {
                     let range = k * chunk..((k + 1) * chunk).min(len);
                     // SAFETY: each chunk is claimed by exactly one thread.
@@ -142,8 +155,11 @@ impl Threads {
                     }
                 })
             });
+            // A busy team lets the caller run the items alone: then `beside` comes last.
+            run_beside();
             return;
         }
+        beside();
         for (item, o) in items.iter_mut().zip(out) {
             *o = f(item);
         }
@@ -533,16 +549,19 @@ mod tests {
     }
 
     #[test]
-    fn map_mut_maps_every_item_once_into_its_slot() {
+    fn map_mut_beside_maps_every_item_once_and_runs_beside_once() {
         for count in [1, 2, 3] {
             let threads = Threads::new(count).unwrap();
             for len in [0, 1, 15, 16, 17, 1000] {
                 let mut items: Vec<u32> = (0..len).collect();
                 let mut out = vec![0u64; len as usize];
-                threads.map_mut(&mut items, &mut out, |x| {
+                let mut beside = 0;
+                let f = |x: &mut u32| {
                     *x += 1;
                     u64::from(*x) * 3
-                });
+                };
+                threads.map_mut_beside(&mut items, &mut out, f, || beside += 1);
+                assert_eq!(beside, 1, "{count} threads, {len} items: beside once");
                 for (i, (&x, &o)) in items.iter().zip(&out).enumerate() {
                     assert_eq!(
                         (x, o),

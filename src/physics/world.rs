@@ -971,6 +971,9 @@ impl World {
             &self.solver.threads,
         );
         let t1 = Instant::now();
+        // With a team, the moving tree is rebuilt beside the narrow phase (on one thread
+        // only, as Box2D v3 does); alone, `add_new_pairs` rebuilt it before its pair walk.
+        let broad_phase = &mut self.broad_phase;
         let to_wake = self.contacts.update_manifolds(
             &self.bodies,
             &self.shapes,
@@ -978,6 +981,7 @@ impl World {
             h,
             &mut self.stats,
             &self.solver.threads,
+            || broad_phase.rebuild_moving_tree(),
         );
         for body in to_wake {
             self.wake_body(body);

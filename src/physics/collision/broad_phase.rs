@@ -281,16 +281,20 @@ impl BroadPhase {
         pairs: &mut Vec<(u32, u32)>,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) {
-        self.update_pairs_split(pairs, &Threads::default(), keep);
+        self.update_pairs_split(pairs, &Threads::default(), true, keep);
     }
 
     /// `update_pairs_filtered`, the moving tree's pair walk split across `threads`
     /// (`DynamicTree::overlapping_pairs_split`): the same sorted pairs and counts for any
-    /// thread count.
+    /// thread count. Without `rebuild` the walk runs in the tree as `enlarge_proxy` grew it
+    /// (every box still covers its leaves, so it finds the same pairs, only looser) and the
+    /// caller rebuilds it afterwards (`rebuild_moving_tree`), as Box2D v3 does beside its
+    /// narrow phase.
     pub(crate) fn update_pairs_split(
         &mut self,
         pairs: &mut Vec<(u32, u32)>,
         threads: &Threads,
+        rebuild: bool,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) {
         pairs.clear();
@@ -306,7 +310,9 @@ impl BroadPhase {
         //    moving tree in one traversal, then query each buffered proxy's box against
         //    the other tree. A pair whose boxes overlapped before this round's moves too
         //    (`previous`) was reported then: it is counted but not reported again.
-        self.trees[ProxyKind::Moving.index()].rebuild();
+        if rebuild {
+            self.rebuild_moving_tree();
+        }
         self.moved_ids.clear();
         self.moved_ids.extend(
             self.move_buffer
@@ -405,6 +411,13 @@ impl BroadPhase {
             self.previous[k][id] = self.trees[k].fat_aabb(id as u32);
         }
         self.move_buffer.clear();
+    }
+
+    /// Rebuild the part of the moving tree that `enlarge_proxy` grew (`DynamicTree::
+    /// rebuild`; nothing when none was): `update_pairs_split` does it first unless told
+    /// not to.
+    pub(crate) fn rebuild_moving_tree(&mut self) {
+        self.trees[ProxyKind::Moving.index()].rebuild();
     }
 
     /// Call `callback(user_data)` for every proxy (both trees) whose stored box overlaps
@@ -667,15 +680,25 @@ mod tests {
                     "round {round} moved nothing useful"
                 );
 
-                // The pair walk split across threads finds the same pairs and counts.
-                let mut split = [2, 4].map(|count| (bp.clone(), Threads::new(count).unwrap()));
+                // The pair walk split across threads finds the same pairs and counts, and so
+                // does the walk in the grown tree, rebuilt afterwards (the same tree then).
+                let split = [(2, true), (4, true), (1, false), (2, false)];
+                let mut split = split
+                    .map(|(count, rebuild)| (bp.clone(), Threads::new(count).unwrap(), rebuild));
+                let grown = bp.tree(ProxyKind::Moving).height();
                 bp.update_pairs(&mut pairs);
                 assert_sorted_unique(&pairs);
-                for (bp_split, threads) in &mut split {
+                for (bp_split, threads, rebuild) in &mut split {
                     let mut pairs_split = Vec::new();
-                    bp_split.update_pairs_split(&mut pairs_split, threads, |_, _| true);
+                    bp_split.update_pairs_split(&mut pairs_split, threads, *rebuild, |_, _| true);
                     assert_eq!(pairs_split, pairs, "seed {seed}, round {round}, split");
                     assert_eq!(bp_split.last_update(), bp.last_update());
+                    if !*rebuild {
+                        assert_eq!(bp_split.tree(ProxyKind::Moving).height(), grown);
+                        bp_split.rebuild_moving_tree();
+                    }
+                    let nodes = |bp: &BroadPhase| bp.tree(ProxyKind::Moving).structure();
+                    assert!(nodes(bp_split) == nodes(&bp), "seed {seed}, round {round}");
                 }
                 for &(a, b) in &pairs {
                     assert!(

@@ -384,6 +384,12 @@ impl DynamicTree {
         parent
     }
 
+    /// The tree itself, without the scratch buffers (tests compare trees with it).
+    #[cfg(test)]
+    pub(crate) fn structure(&self) -> String {
+        format!("{:?} {} {}", self.nodes, self.root, self.free_list)
+    }
+
     /// The box stored for a proxy.
     #[inline]
     pub fn fat_aabb(&self, proxy: u32) -> Aabb {
