@@ -211,12 +211,15 @@ impl StepSolver {
             return;
         }
         self.halt.prepared = false;
-        // Every slot written below, across the threads (runs of the awake list).
+        // Every slot but the static body's written below, across the threads (runs of the
+        // awake list): the arrays only take their length (filling them first, on one
+        // thread, wrote a megabyte that was written again).
         let n = world.awake.len();
-        self.bodies.clear();
         self.bodies.resize(n + 1, SolverBody::STATIC);
-        self.start_poses.clear();
+        self.bodies.truncate(n + 1);
+        self.bodies[0] = SolverBody::STATIC;
         self.start_poses.resize(n, (Vec2::ZERO, 0.0));
+        self.start_poses.truncate(n);
         self.velocity_steps_stale = true;
         self.solver_index_by_slot.clear();
         self.solver_index_by_slot.resize(world.bodies.capacity(), 0);
