@@ -472,7 +472,7 @@ mod tests {
     use crate::physics::math::Vec2;
     use crate::physics::settings::{SolverKind, SolverSettings};
     use crate::physics::shape::{Circle, Geometry, ShapeDef};
-    use crate::physics::world::World;
+    use crate::physics::world::{StepStats, World};
 
     /// A fixed body and, for each of the ten joint kinds, a ball joined to it.
     fn every_joint_kind(solver: SolverKind) -> World {
@@ -647,6 +647,21 @@ mod tests {
         assert!(cases > 30, "{cases} non-finite cases");
     }
 
+    /// The store's tally (`fused`, the stats of a quarantine that took it) is the full
+    /// contact pass's (`full`): the counts, and the deepest penetration bit for bit.
+    fn assert_same_tally(fused: &StepStats, full: &StepStats, step: usize) {
+        assert_eq!(
+            (fused.contacts, fused.manifold_points),
+            (full.contacts, full.manifold_points),
+            "step {step}"
+        );
+        assert_eq!(
+            fused.max_penetration.to_bits(),
+            full.max_penetration.to_bits(),
+            "step {step}"
+        );
+    }
+
     /// A step halted at a sub-step moves the contact points and separations with the
     /// bodies after the prepare (`StepSolver::stop`): its store checks the manifolds as
     /// they are then, not as the prepare saw them, so its tally is still the full pass's.
@@ -682,16 +697,7 @@ mod tests {
             let fused = halted.stats().clone();
             halted.quarantine();
             let full = halted.stats();
-            assert_eq!(
-                (fused.contacts, fused.manifold_points),
-                (full.contacts, full.manifold_points),
-                "step {step}"
-            );
-            assert_eq!(
-                fused.max_penetration.to_bits(),
-                full.max_penetration.to_bits(),
-                "step {step}"
-            );
+            assert_same_tally(&fused, full, step);
             world.step(1.0 / 60.0);
             // The whole step's tally is of the separations as the prepare saw them.
             if world.stats().max_penetration != full.max_penetration {
@@ -742,16 +748,7 @@ mod tests {
             // The tally is taken: this quarantine runs the full pass over every contact.
             world.quarantine();
             let full = world.stats();
-            assert_eq!(
-                (fused.contacts, fused.manifold_points),
-                (full.contacts, full.manifold_points),
-                "step {step}"
-            );
-            assert_eq!(
-                fused.max_penetration.to_bits(),
-                full.max_penetration.to_bits(),
-                "step {step}"
-            );
+            assert_same_tally(&fused, full, step);
             if fused.contacts > 0 {
                 checked += 1;
             }
