@@ -7,9 +7,13 @@
 //!
 //! Why the results cannot depend on the thread count:
 //! - The broad phase's threads walk disjoint subtree pairs of the moving tree, each into its
-//!   own list; the lists are joined and sorted (`BroadPhase::update_pairs_split`).
+//!   own list; the lists are joined and sorted (`BroadPhase::update_pairs_split`). With a
+//!   team the walk runs in the tree as the moved boxes grew it, not yet rebuilt: every box
+//!   still covers its leaves, so it finds the same pairs and counts.
 //! - The narrow phase updates each contact from the bodies and shapes alone; the counts and
-//!   the bodies to wake are gathered afterwards, in contact order, on one thread.
+//!   the bodies to wake are gathered afterwards, in contact order, on one thread. Beside it,
+//!   one thread rebuilds the moving tree (`map_mut_beside`), which the contacts never read:
+//!   the same tree as the one-thread path's rebuild before its walk.
 //! - The solve splits only the batches of one colour across threads. Constraints of one
 //!   colour share no moving body (`solver/graph.rs`), so each batch reads and writes the
 //!   same velocities whichever thread runs it and in whatever order; no block of the next
@@ -440,8 +444,8 @@ impl<T> std::ops::DerefMut for Padded<T> {
 }
 
 /// A slice handed to several threads, which promise to touch disjoint parts (each element
-/// written by one thread only: the parts of `Threads::split`, the chunks of `map_mut`, the
-/// blocks of `by_colour`).
+/// written by one thread only: the parts of `Threads::split`, the chunks of
+/// `map_mut_beside`, the blocks of `by_colour`).
 pub(crate) struct DisjointMut<'a, T> {
     ptr: *mut T,
     len: usize,
