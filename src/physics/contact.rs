@@ -16,6 +16,7 @@ use super::handle::Arena;
 use super::joint::Joint;
 use super::limits;
 use super::math::{Aabb, Rot, Transform, Vec2};
+use super::quarantine::{not_finite, ManifoldCheck};
 use super::settings::{SolverKind, SolverSettings};
 use super::settings::{
     CONTACT_RECYCLE_COS_ANGLE, CONTACT_RECYCLE_DISTANCE, FAT_BOX_PREDICTION_STEPS,
@@ -23,7 +24,7 @@ use super::settings::{
 };
 use super::shape::Shape;
 use super::solver::contact_sticky::StickyAnchors;
-use super::threads::{Padded, Threads};
+use super::threads::{DisjointMut, Padded, Threads};
 use super::world::StepStats;
 use super::{BodyHandle, ShapeHandle};
 
@@ -162,6 +163,7 @@ impl Contact {
     /// Then each point keeps its anchors on the two bodies and its separation changes by
     /// how far those anchors moved apart along the normal, as within a soft step's
     /// sub-steps. Returns false (and changes nothing) when the kernel must run.
+    #[cfg(test)]
     pub(crate) fn recycle(
         &mut self,
         center_a: Vec2,
@@ -170,9 +172,24 @@ impl Contact {
         xf_b: &Transform,
         extent: f32,
     ) -> bool {
+        self.recycle_checked(center_a, center_b, xf_a, xf_b, extent)
+            .is_some()
+    }
+
+    /// `recycle`, giving `ManifoldCheck::of` the recycled manifold (made from the numbers
+    /// as they are computed) or `None` when the kernel must run.
+    #[inline(always)]
+    pub(crate) fn recycle_checked(
+        &mut self,
+        center_a: Vec2,
+        center_b: Vec2,
+        xf_a: &Transform,
+        xf_b: &Transform,
+        extent: f32,
+    ) -> Option<ManifoldCheck> {
         let c = &self.cache;
         if !c.valid || self.manifold.count == 0 {
-            return false;
+            return None;
         }
         let dq_a = xf_a.q.mul(Rot {
             c: c.rotation_a.c,
@@ -183,16 +200,19 @@ impl Contact {
             s: -c.rotation_b.s,
         });
         if dq_a.c.min(dq_b.c) <= CONTACT_RECYCLE_COS_ANGLE {
-            return false;
+            return None;
         }
         let relative = xf_a.inv_mul(xf_b);
         let turn = c.relative.q.inv_mul(relative.q);
         if relative.p.distance(c.relative.p) + extent * turn.s.abs() >= CONTACT_RECYCLE_DISTANCE {
-            return false;
+            return None;
         }
         let normal = self.manifold.normal;
         let dc = center_b - center_a;
-        for k in 0..self.manifold.count {
+        let count = self.manifold.count;
+        let mut bad = not_finite(normal.x) | not_finite(normal.y);
+        let mut separations = [0.0; 2];
+        for (k, s) in separations.iter_mut().enumerate().take(count) {
             let r_a = dq_a.rotate(c.anchor_a[k]);
             let r_b = dq_b.rotate(c.anchor_b[k]);
             let p = &mut self.manifold.points[k];
@@ -201,8 +221,14 @@ impl Contact {
             // themselves (`anchors`).
             p.point = 0.5 * ((center_a + r_a) + (center_b + r_b));
             p.persisted = true;
+            bad |= not_finite(p.point.x) | not_finite(p.point.y) | not_finite(p.separation);
+            *s = p.separation;
         }
-        true
+        Some(ManifoldCheck {
+            count,
+            finite: !bad,
+            separations,
+        })
     }
 
     /// Arms of point `k` from the two centres of mass (world axes), for the solver.
@@ -317,6 +343,14 @@ pub(crate) struct ContactSet {
     /// Scratch of `touching_bodies`: per body slot, whether a contact of the body has
     /// manifold points.
     touching: Vec<bool>,
+    /// Per contact, the check of its manifold when the last narrow phase that made checks
+    /// recycled it (`RecycledCheck`), and how many narrow phases ran (their numbers).
+    recycled_checks: Vec<RecycledCheck>,
+    narrow_phases: u32,
+    /// Bumped whenever contacts are dropped from the array or put into it other than by
+    /// the broad phase (a contact's index then no longer names the contact it named): the
+    /// solver refreshes a lane from the step before only while this is unchanged.
+    generation: u64,
 }
 
 /// How many keys ahead the loops over many pair keys (`update_manifolds`' removals,
@@ -339,6 +373,45 @@ pub(crate) struct ContactUpdate {
     /// The body slots `[a, b]` of a touching contact (manifold points after the update),
     /// `NOT_TOUCHING` otherwise.
     pub(crate) slots: [u32; 2],
+}
+
+/// `ManifoldCheck::of` a manifold the narrow phase recycled, made while it was in cache
+/// (`ContactSet::update_manifolds` with `checks`), so that the solver can refresh the
+/// contact's lane without reading the contact. Valid for the narrow phase whose number it
+/// holds (`RecycledChecks`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RecycledCheck {
+    /// The narrow phase that made it (`ContactSet::narrow_phases`).
+    phase: u32,
+    count: u8,
+    finite: bool,
+    separations: [f32; 2],
+}
+
+/// The checks of the last narrow phase's recycled manifolds, by contact index.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RecycledChecks<'a> {
+    checks: &'a [RecycledCheck],
+    phase: u32,
+}
+
+impl RecycledChecks<'_> {
+    /// The check of contact `i` if the last narrow phase recycled its manifold and made it.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> Option<ManifoldCheck> {
+        let c = self.checks.get(i)?;
+        (c.phase == self.phase).then_some(ManifoldCheck {
+            count: c.count as usize,
+            finite: c.finite,
+            separations: c.separations,
+        })
+    }
+
+    /// Ask the CPU for contact `i`'s check (a hint).
+    #[inline(always)]
+    pub(crate) fn slot(&self, i: usize) -> Option<&RecycledCheck> {
+        self.checks.get(i)
+    }
 }
 
 /// `ContactUpdate::slots` of a contact without manifold points.
@@ -387,11 +460,17 @@ impl ContactSet {
         self.contacts.len() - self.dead
     }
 
+    /// `generation`: changes whenever a contact index may name another contact.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// Drop the dead contacts (and their outcomes, when in step), keeping the order.
     fn compact(&mut self) {
         if self.dead == 0 {
             return;
         }
+        self.generation = self.generation.wrapping_add(1);
         // One pass: `retain` visits the contacts once each, in order, and the outcomes
         // (when in step) are moved down beside them.
         let outcomes = &mut self.outcomes;
@@ -421,13 +500,31 @@ impl ContactSet {
     /// for the others) as the last `update_manifolds` left them: `None` when the contacts
     /// were added or removed since (the solver then reads the contacts).
     pub(crate) fn with_touching_slots(&mut self) -> (&mut [Contact], Option<&[ContactUpdate]>) {
+        let (contacts, touching, _) = self.for_solver();
+        (contacts, touching)
+    }
+
+    /// `with_touching_slots`, and the checks the last narrow phase made of the manifolds
+    /// it recycled (none when it was not asked to: `update_manifolds`' `checks`).
+    pub(crate) fn for_solver(
+        &mut self,
+    ) -> (&mut [Contact], Option<&[ContactUpdate]>, RecycledChecks<'_>) {
         let fresh = self.outcomes.len() == self.contacts.len();
-        (&mut self.contacts, fresh.then_some(&self.outcomes[..]))
+        let checks = RecycledChecks {
+            checks: &self.recycled_checks,
+            phase: self.narrow_phases,
+        };
+        (
+            &mut self.contacts,
+            fresh.then_some(&self.outcomes[..]),
+            checks,
+        )
     }
 
     /// Add a restored contact (`World::restore_contact`).
     pub(crate) fn push_restored(&mut self, contact: Contact) {
         self.outcomes.clear();
+        self.generation = self.generation.wrapping_add(1);
         self.pair_keys.insert(contact.key);
         self.body_slots
             .push([contact.body_a.index() as u32, contact.body_b.index() as u32]);
@@ -611,6 +708,7 @@ impl ContactSet {
     /// world read, then moved, the whole contact array, once per body).
     pub(crate) fn remove_where(&mut self, body: usize, mut pred: impl FnMut(&Contact) -> bool) {
         self.outcomes.clear();
+        self.generation = self.generation.wrapping_add(1);
         let body = body as u32;
         for (slots, c) in self.body_slots.iter_mut().zip(&mut self.contacts) {
             if (slots[0] == body || slots[1] == body) && pred(c) {
@@ -737,7 +835,7 @@ impl ContactSet {
         &mut self,
         bodies: &Arena<Body>,
         shapes: &Arena<Shape>,
-        settings: &SolverSettings,
+        (settings, checks): (&SolverSettings, bool),
         h: f32,
         stats: &mut StepStats,
         threads: &Threads,
@@ -748,7 +846,8 @@ impl ContactSet {
         // Manifold recycling: the soft step only (the classic solver recomputes every
         // manifold every step, as Box2D-Lite).
         let recycle = relative_closing;
-        let narrow = |c: &mut Contact| -> u8 {
+        // A recycled manifold's check goes to `recycled_check`.
+        let narrow = |c: &mut Contact, recycled_check: &mut Option<ManifoldCheck>| -> u8 {
             if c.is_dead() {
                 return 0;
             }
@@ -782,17 +881,21 @@ impl ContactSet {
             let (xf_a, xf_b) = (body_a.transform(), body_b.transform());
             // Soft step: reuse the manifold while the pair has hardly moved relative to
             // itself (a resting stack: most of a pyramid's contacts, every step).
-            let recycled = recycle
-                && c.recycle(
+            let recycled = if recycle {
+                c.recycle_checked(
                     body_a.center,
                     body_b.center,
                     &xf_a,
                     &xf_b,
                     body_a.motion_extent().max(body_b.motion_extent()),
-                );
-            c.recycled = recycled;
-            if recycled {
+                )
+            } else {
+                None
+            };
+            c.recycled = recycled.is_some();
+            if let Some(check) = recycled {
                 outcome |= Outcome::REUSED;
+                *recycled_check = Some(check);
             } else {
                 let manifold = collision::collide(
                     &shape_a.geometry,
@@ -819,8 +922,32 @@ impl ContactSet {
             }
             outcome
         };
+        // With `checks`, each recycled manifold's check goes to the contact's slot of
+        // `recycled_checks`, stamped with this narrow phase's number (older stamps are
+        // stale). The slot is the contact's index, found from its address.
+        self.narrow_phases = self.narrow_phases.wrapping_add(1);
+        let phase = self.narrow_phases;
+        if checks && self.recycled_checks.len() < self.contacts.len() {
+            self.recycled_checks
+                .resize(self.contacts.len(), RecycledCheck::default());
+        }
+        let recycled_checks = DisjointMut::new(&mut self.recycled_checks);
+        let base = self.contacts.as_ptr() as usize;
         let update = |c: &mut Contact| {
-            let flags = narrow(c);
+            let mut recycled_check = None;
+            let flags = narrow(c, &mut recycled_check);
+            if let Some(check) = recycled_check.filter(|_| checks) {
+                let index = (c as *const Contact as usize - base) / std::mem::size_of::<Contact>();
+                // SAFETY: every contact is updated once, so each slot is written by one
+                // thread (the slots cover the contacts: resized above).
+                let slot = unsafe { recycled_checks.get(index) };
+                *slot = RecycledCheck {
+                    phase,
+                    count: check.count as u8,
+                    finite: check.finite,
+                    separations: check.separations,
+                };
+            }
             ContactUpdate::new(flags, c)
         };
         self.outcomes.clear();
@@ -974,9 +1101,24 @@ mod tests {
         // A tilt of 0.02 rad moves the corners by 0.71 * 0.02 = 1.4 cm: still reused, and the
         // corners' separations differ by the tilt.
         let tilted = at(0.0, 0.49, 0.02);
-        assert!(contact.recycle(xf_a.p, tilted.p, &xf_a, &tilted, 0.71));
+        let check = contact.recycle_checked(xf_a.p, tilted.p, &xf_a, &tilted, 0.71);
         let s = separations(&contact);
         assert!((s[0] - s[1]).abs() > 0.015, "tilt not seen: {s:?}");
+        // The check made while recycling is the store's check of the manifold as it is now
+        // (the solver refreshes a lane from it), finite or not (compared bit for bit).
+        let bits = |c: ManifoldCheck| (c.count, c.finite, c.separations.map(f32::to_bits));
+        let same = |check: Option<ManifoldCheck>, c: &Contact| {
+            check.map(bits) == Some(bits(ManifoldCheck::of(&c.manifold)))
+        };
+        assert!(same(check, &contact));
+        assert!(check.unwrap().finite);
+        for bad in [f32::NAN, f32::INFINITY] {
+            let mut poisoned = contact.clone();
+            let centre = Vec2::new(bad, 0.49);
+            let check = poisoned.recycle_checked(xf_a.p, centre, &xf_a, &tilted, 0.71);
+            assert!(same(check, &poisoned));
+            assert!(!check.unwrap().finite, "{bad}");
+        }
 
         // Moved 6 cm (more than the 5 cm recycle distance), or turned 0.1 rad (7 cm at the
         // corners): the kernel must run, and the manifold is left as it was.

@@ -68,7 +68,7 @@ fn in_saved_range(x: f32) -> bool {
 }
 
 /// `v` held inside the saved impulse range (±[`limits::ACCUMULATED_IMPULSE`]).
-fn held(v: f32) -> f32 {
+pub(crate) fn held(v: f32) -> f32 {
     let max = limits::ACCUMULATED_IMPULSE.max;
     if v > max {
         max
@@ -140,6 +140,13 @@ pub(crate) fn store_and_hold(
     store_checked(c, impulses, impulses.map(|i| i.map(held)), finite, tally)
 }
 
+/// Infinite or NaN (every exponent bit set), without a branch: `ManifoldCheck`'s test.
+#[inline(always)]
+pub(crate) fn not_finite(x: f32) -> bool {
+    const EXPONENT: u32 = 0x7f80_0000;
+    x.to_bits() & EXPONENT == EXPONENT
+}
+
 /// What the store needs of a contact's manifold: its live point count, whether its normal
 /// and its live points' positions and separations are all finite, and those separations
 /// (the tally's deepest penetration). The soft step's prepare reads the manifold anyway
@@ -158,9 +165,6 @@ impl ManifoldCheck {
     /// constraint).
     #[inline(always)]
     pub(crate) fn of(m: &Manifold) -> ManifoldCheck {
-        // Infinite or NaN: every exponent bit set.
-        const EXPONENT: u32 = 0x7f80_0000;
-        let not_finite = |x: f32| x.to_bits() & EXPONENT == EXPONENT;
         let count = m.count;
         let mut bad = not_finite(m.normal.x) | not_finite(m.normal.y);
         let mut separations = [0.0; 2];

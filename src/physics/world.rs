@@ -928,13 +928,16 @@ impl World {
 
     /// The solver, what of the world its stages touch, and the stats it adds its times to.
     fn solver_parts(&mut self) -> (&mut StepSolver, StepWorld<'_>, &mut StepStats) {
-        let (contacts, touching) = self.contacts.with_touching_slots();
+        let contacts_generation = self.contacts.generation();
+        let (contacts, touching, recycled) = self.contacts.for_solver();
         let world = StepWorld {
             settings: &self.settings,
             bodies: &mut self.bodies,
             joints: &mut self.joints,
             contacts,
             touching,
+            recycled,
+            contacts_generation,
             awake: &self.islands.awake,
         };
         (&mut self.solver, world, &mut self.stats)
@@ -974,10 +977,11 @@ impl World {
         // With a team, the moving tree is rebuilt beside the narrow phase (on one thread
         // only, as Box2D v3 does); alone, `add_new_pairs` rebuilt it before its pair walk.
         let broad_phase = &mut self.broad_phase;
+        let checks = self.solver.contacts.wide.refreshes_next();
         let to_wake = self.contacts.update_manifolds(
             &self.bodies,
             &self.shapes,
-            &self.settings,
+            (&self.settings, checks),
             h,
             &mut self.stats,
             &self.solver.threads,

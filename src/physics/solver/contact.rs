@@ -28,10 +28,10 @@
 //! Restitution (Box2D v3): after the iterations, a point that approached faster than the
 //! threshold and carried load is given `vn = -e * vn_before`.
 
-use super::contact_simd::{prefetch_whole, ContactLane, WideContacts};
+use super::contact_simd::{prefetch_whole, ContactLane, LaneKey, LaneRefresh, WideContacts};
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
-use crate::physics::contact::{Contact, ContactUpdate, NOT_TOUCHING};
+use crate::physics::contact::{Contact, ContactUpdate, RecycledChecks, NOT_TOUCHING};
 use crate::physics::handle::Arena;
 use crate::physics::inspect::GraphColor;
 use crate::physics::math::{cross, cross_sv, Vec2};
@@ -62,6 +62,9 @@ pub(crate) struct ContactSolver {
     /// Indices of the contacts with constraints, and their solver body pairs (colouring).
     active: Vec<u32>,
     active_pairs: Vec<(u32, u32)>,
+    /// `active` of the step before (the soft step's lanes may be refreshed while the two
+    /// are the same).
+    last_active: Vec<u32>,
     /// What the last `store_impulses` held (soft step): the quarantine's contact pass for
     /// the `active` contacts, done while they were in cache. Taken by the quarantine.
     tally: Option<ContactTally>,
@@ -72,6 +75,7 @@ impl ContactSolver {
     pub(crate) fn prepare(
         &mut self,
         (contacts, touching): (&[Contact], Option<&[ContactUpdate]>),
+        (recycled, generation): (RecycledChecks, u64),
         bodies: &Arena<Body>,
         (solver_bodies, solver_index): (&[SolverBody], &[u32]),
         ctx: &StepContext,
@@ -83,12 +87,15 @@ impl ContactSolver {
         if self.use_wide {
             self.prepare_wide(
                 (contacts, touching),
+                (recycled, generation),
                 bodies,
                 (solver_bodies, solver_index),
                 ctx,
                 threads,
             );
         } else {
+            // The lanes no longer hold what the contacts hold.
+            self.wide.forget_lanes();
             self.prepare_scalar(contacts, bodies, solver_bodies, ctx);
         }
     }
@@ -97,12 +104,14 @@ impl ContactSolver {
     fn prepare_wide(
         &mut self,
         (contacts, touching): (&[Contact], Option<&[ContactUpdate]>),
+        (recycled, generation): (RecycledChecks, u64),
         bodies: &Arena<Body>,
         (solver_bodies, solver_index): (&[SolverBody], &[u32]),
         ctx: &StepContext,
         threads: &Threads,
     ) {
         self.scalar.clear();
+        std::mem::swap(&mut self.active, &mut self.last_active);
         self.active.clear();
         self.active_pairs.clear();
         // A touching contact with an awake body, from the compact
@@ -133,6 +142,25 @@ impl ContactSolver {
             }
         }
         let (active, active_pairs) = (&self.active, &self.active_pairs);
+        // The lanes may be refreshed (`WideContacts::build_lanes`) when the narrow phase's
+        // list is in step and the same contacts, by the same indices, have constraints as
+        // in the step before; what else must hold is the build's to check.
+        let lanes = touching.filter(|_| *active == self.last_active).map(|_| {
+            let key = LaneKey::new(generation, ctx);
+            // A recycled contact's lane: its new check alone, which the narrow phase
+            // made.
+            let refresh = move |k: usize| {
+                let ci = active[k] as usize;
+                recycled.get(ci).map(|check| LaneRefresh {
+                    contact: ci as u32,
+                    index_a: active_pairs[k].0,
+                    index_b: active_pairs[k].1,
+                    check,
+                    warm: key.warm(),
+                })
+            };
+            (key, refresh)
+        });
         // A contact and its solver bodies, read when its lane is written (in colour order);
         // the arms come from the manifold cache (the bodies are read only for a manifold
         // without one).
@@ -159,14 +187,25 @@ impl ContactSolver {
         // The contact and both solver bodies of constraint `k`, asked for before `prepare(k)`.
         // Each exactly: the contact's lines (the manifold, the arms' cache and the
         // coefficients span it) and each body's one or two.
-        let prefetch = |k: usize| {
+        // (With `refreshing`, most lanes read the check the narrow phase made of their
+        // contact's manifold instead of the contact: the check is asked for.)
+        let prefetch = |k: usize, refreshing: bool| {
             let (a, b) = active_pairs[k];
-            prefetch_whole(&contacts[active[k] as usize]);
+            let ci = active[k] as usize;
+            match recycled.slot(ci) {
+                Some(check) if refreshing => prefetch_whole(check),
+                _ => prefetch_whole(&contacts[ci]),
+            }
             prefetch_whole(&solver_bodies[a as usize]);
             prefetch_whole(&solver_bodies[b as usize]);
         };
-        self.wide
-            .build(active_pairs, solver_bodies, prepare, prefetch, threads);
+        self.wide.build_lanes(
+            active_pairs,
+            solver_bodies,
+            (prepare, prefetch),
+            lanes,
+            threads,
+        );
     }
 
     /// One scalar constraint per touching contact, in contact order.

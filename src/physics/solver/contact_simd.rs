@@ -35,6 +35,13 @@
 //!   before the coloured batches in every pass.
 //! - Constraints are prepared by the scalar `ContactConstraint::prepare` one at a time and
 //!   written straight into their lane (`set_lane`).
+//! - A pile at rest keeps its constraints, colouring and layout from step to step: then a
+//!   lane whose contact the narrow phase recycled is refreshed (`refresh_lane`) rather than
+//!   prepared: its normal, anchors, masses and coefficients are already in the lane, its
+//!   warm start is what the last store gave the contact, and its new separations come from
+//!   the check the narrow phase made while recycling. The same floats without reading the
+//!   contact, which the prepare reads in colour order, scattered (many pyramids' prepare:
+//!   about 50 ns a constraint prepared, 30 refreshed).
 //! - After the step the accumulated impulses go straight back to the contacts
 //!   (`store_impulses`) for the next warm start.
 //!
@@ -56,7 +63,7 @@ use super::{Softness, SolverBody, StepContext};
 use crate::physics::contact::Contact;
 use crate::physics::limits::ACCUMULATED_IMPULSE;
 use crate::physics::math::Vec2;
-use crate::physics::quarantine::{store_and_hold, store_with, ContactTally, ManifoldCheck};
+use crate::physics::quarantine::{held, store_and_hold, store_with, ContactTally, ManifoldCheck};
 use crate::physics::threads::{DisjointMut, Threads};
 use std::sync::Mutex;
 
@@ -404,6 +411,74 @@ impl<W: Wide> ContactBatch<W> {
         }
     }
 
+    /// Prepare, first half, for a lane that holds the constraint of the step before
+    /// (`WideContacts::build_lanes`): the same contact (`r.contact`) between the same
+    /// solver bodies, whose manifold the narrow phase recycled, so that its normal, point
+    /// count and anchors are the ones the lane was prepared from, as are its friction,
+    /// restitution and softness (the build's `LaneKey`); and the last store wrote each
+    /// contact what its lane held. Writes what `set_lane_inputs` would from the contact:
+    /// the new separations and check (`r.check`), the live-point marks, and as the warm
+    /// start the impulses the store wrote (held when the manifold and impulses were
+    /// finite, as given otherwise: `store_with`). Returns false, writing nothing, when the
+    /// lane is not that constraint or a body's mass changed (then it is prepared afresh).
+    #[inline(always)]
+    fn refresh_lane(&mut self, l: usize, r: &LaneRefresh, bodies: &[SolverBody]) -> bool {
+        fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
+            x.set_lane(l, value);
+        }
+        let (index_a, index_b) = (r.index_a as usize, r.index_b as usize);
+        let old = self.manifold_check(l);
+        let same = |x: &W, value: f32| lanes(x)[l].to_bits() == value.to_bits();
+        let (body_a, body_b) = (&bodies[index_a], &bodies[index_b]);
+        if self.contacts.as_ref()[l] != r.contact
+            || self.index_a.as_ref()[l] != r.index_a
+            || self.index_b.as_ref()[l] != r.index_b
+            || old.count != r.check.count
+            || !same(&self.inv_mass_a, body_a.inv_mass)
+            || !same(&self.inv_inertia_a, body_a.inv_inertia)
+            || !same(&self.inv_mass_b, body_b.inv_mass)
+            || !same(&self.inv_inertia_b, body_b.inv_inertia)
+        {
+            return false;
+        }
+        // What the store wrote the contact (`store_with`, with the prepare's check).
+        let count = old.count;
+        let raw = [0, 1].map(|k| {
+            let p = &self.points[k];
+            [
+                lanes(&p.normal_impulse)[l],
+                lanes(&p.tangent_impulse)[l],
+                lanes(&p.max_normal_impulse)[l],
+            ]
+        });
+        let finite = old.finite
+            && raw
+                .iter()
+                .take(count)
+                .all(|i| i.iter().all(|x| x.is_finite()));
+        let warm = r.warm;
+        for (k, p) in self.points.iter_mut().enumerate() {
+            let live = k < count;
+            let (mut normal_impulse, mut tangent_impulse) = (0.0, 0.0);
+            if live && warm {
+                let [normal, tangent, _] = raw[k];
+                (normal_impulse, tangent_impulse) = if finite {
+                    (held(normal), held(tangent))
+                } else {
+                    (normal, tangent)
+                };
+            }
+            set(&mut p.adjusted_separation, l, r.check.separations[k]);
+            set(&mut p.tangent_mass, l, if live { 1.0 } else { 0.0 });
+            set(&mut p.normal_impulse, l, normal_impulse);
+            set(&mut p.tangent_impulse, l, tangent_impulse);
+            set(&mut p.max_normal_impulse, l, 0.0);
+        }
+        self.set_manifold_check(l, r.check);
+        self.any_restitution |= lanes(&self.restitution)[l] != 0.0;
+        true
+    }
+
     /// Prepare, second half, every lane at once (see `set_lane_inputs`), in the scalar
     /// prepare's operation order so that each lane gets the same bits:
     /// ```text
@@ -719,6 +794,58 @@ impl LaneSource for ContactLane<'_> {
     }
 }
 
+/// What a lane's constraint is built from besides its contact and bodies: the lanes of
+/// one build may be refreshed at the next only when the next's key is the same.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct LaneKey {
+    /// `ContactSet::generation`: the contacts are where they were.
+    generation: u64,
+    /// The contact and static softness, as bits.
+    softness: [u32; 6],
+    /// Last step's impulses are the warm start (`set_lane_inputs`).
+    warm: bool,
+    /// Eight lanes (else four).
+    eight: bool,
+}
+
+impl LaneKey {
+    pub(crate) fn new(generation: u64, ctx: &StepContext) -> LaneKey {
+        let (c, s) = (ctx.contact_softness, ctx.static_softness);
+        LaneKey {
+            generation,
+            softness: [
+                c.bias_rate,
+                c.mass_scale,
+                c.impulse_scale,
+                s.bias_rate,
+                s.mass_scale,
+                s.impulse_scale,
+            ]
+            .map(f32::to_bits),
+            warm: ctx.warm_starting() && ctx.settings.accumulate_impulses,
+            eight: false,
+        }
+    }
+
+    /// Last step's impulses are the warm start.
+    pub(crate) fn warm(&self) -> bool {
+        self.warm
+    }
+}
+
+/// A lane to refresh (`ContactBatch::refresh_lane`): the constraint of contact `contact`
+/// between solver bodies `index_a`, `index_b`, whose manifold the narrow phase recycled,
+/// and `ManifoldCheck::of` that manifold now.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaneRefresh {
+    pub contact: u32,
+    pub index_a: u32,
+    pub index_b: u32,
+    pub check: ManifoldCheck,
+    /// Last step's impulses are the warm start (`LaneKey::warm`).
+    pub warm: bool,
+}
+
 /// The coloured, batched contact constraints of one step, and the one-lane overflow.
 /// Buffers are reused.
 ///
@@ -745,6 +872,14 @@ pub struct WideContacts {
     /// This step's batches are `batches8` (never set off x86_64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     eight: bool,
+    /// The key of the last build, while every store since was `store_impulses`' batch
+    /// store (then each lane's impulses are what its contact was given: the next build
+    /// may refresh the lane instead of preparing it afresh; `refresh_lane`).
+    lanes_key: Option<LaneKey>,
+    /// The last build kept the colouring of the one before (`ConstraintGraph::color_pairs`).
+    colours_kept: bool,
+    /// How many lanes the last build refreshed.
+    refreshed: usize,
     /// Always four lanes (tests compare the widths).
     pub force_four_lanes: bool,
     /// No batches: every constraint one at a time, in the batches' order (tests compare the
@@ -757,6 +892,7 @@ impl WideContacts {
     /// fill the batches colour by colour: `prepare(k)` builds constraint `k` (its position
     /// in `pairs`), and `prefetch(k)` asks for what it will read a few lanes ahead.
     /// Constraints that fit no colour go to the one-lane overflow, in order.
+    #[cfg(test)]
     pub(crate) fn build<S: LaneSource>(
         &mut self,
         pairs: &[(u32, u32)],
@@ -765,9 +901,44 @@ impl WideContacts {
         prefetch: impl Fn(usize) + Sync,
         threads: &Threads,
     ) {
-        self.graph.color_pairs(bodies.len(), pairs, |i| {
+        let none = None::<(LaneKey, fn(usize) -> Option<LaneRefresh>)>;
+        let prefetch = |k: usize, _: bool| prefetch(k);
+        self.build_lanes(pairs, bodies, (prepare, prefetch), none, threads);
+    }
+
+    /// `build`, refreshing lanes where it can: with `lanes = Some((key, refresh))`, when
+    /// the colouring is kept (the same pairs, and so the same lane for each constraint),
+    /// the key is the last build's and every store since was a batch store, a coloured
+    /// constraint `k` for which `refresh(k)` gives a `LaneRefresh` has its lane refreshed
+    /// (`ContactBatch::refresh_lane`) instead of prepared from its contact: the same
+    /// floats without reading the contact. `prefetch(k, refreshing)` is told whether the
+    /// lanes are being refreshed.
+    pub(crate) fn build_lanes<S: LaneSource, R>(
+        &mut self,
+        pairs: &[(u32, u32)],
+        bodies: &[SolverBody],
+        (prepare, prefetch): (impl Fn(usize) -> S + Sync, impl Fn(usize, bool) + Sync),
+        lanes: Option<(LaneKey, R)>,
+        threads: &Threads,
+    ) where
+        R: Fn(usize) -> Option<LaneRefresh> + Sync,
+    {
+        let kept = self.graph.color_pairs(bodies.len(), pairs, |i| {
             bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
         });
+        #[cfg(target_arch = "x86_64")]
+        let eight = !self.force_one_lane && !self.force_four_lanes && avx2_available();
+        #[cfg(not(target_arch = "x86_64"))]
+        let eight = false;
+        self.colours_kept = kept;
+        let last_key = self.lanes_key.take();
+        let (key, refresh) = match lanes {
+            Some((key, refresh)) => (Some(LaneKey { eight, ..key }), Some(refresh)),
+            None => (None, None),
+        };
+        let refresh =
+            refresh.filter(|_| kept && !self.force_one_lane && key.is_some() && key == last_key);
+        self.lanes_key = key.filter(|_| !self.force_one_lane);
         self.eight = false;
         self.overflow.clear();
         // Which constraint goes in each lane (`order`), colour by colour; then the batches
@@ -783,11 +954,13 @@ impl WideContacts {
         }
         self.overflow
             .resize(self.overflow_order.len(), ContactBatch::empty());
+        let refreshing = refresh.is_some();
         let lanes = Lanes {
             overflow_order: &self.overflow_order,
             bodies,
             prepare,
             prefetch,
+            refresh,
         };
         if self.force_one_lane {
             self.starts.clear();
@@ -797,7 +970,7 @@ impl WideContacts {
             #[cfg(target_arch = "x86_64")]
             self.batches8.clear();
             let no_batches: &mut [ContactBatch<F32x4>] = &mut [];
-            write_lanes(
+            self.refreshed = write_lanes(
                 &lanes,
                 &self.order,
                 &mut self.overflow,
@@ -807,16 +980,19 @@ impl WideContacts {
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if !self.force_four_lanes && avx2_available() {
+        if eight {
             self.eight = true;
             self.batches4.clear();
-            lay_out(
-                &self.graph,
-                &mut self.batches8,
-                &mut self.starts,
-                &mut self.order,
-            );
-            write_lanes(
+            // Refreshing: the same colouring, so the same layout, and the lanes are read.
+            if !refreshing {
+                lay_out(
+                    &self.graph,
+                    &mut self.batches8,
+                    &mut self.starts,
+                    &mut self.order,
+                );
+            }
+            self.refreshed = write_lanes(
                 &lanes,
                 &self.order,
                 &mut self.overflow,
@@ -827,19 +1003,39 @@ impl WideContacts {
         }
         #[cfg(target_arch = "x86_64")]
         self.batches8.clear();
-        lay_out(
-            &self.graph,
-            &mut self.batches4,
-            &mut self.starts,
-            &mut self.order,
-        );
-        write_lanes(
+        if !refreshing {
+            lay_out(
+                &self.graph,
+                &mut self.batches4,
+                &mut self.starts,
+                &mut self.order,
+            );
+        }
+        self.refreshed = write_lanes(
             &lanes,
             &self.order,
             &mut self.overflow,
             (&mut self.batches4, finish_lanes4),
             threads,
         );
+    }
+
+    /// How many lanes the last build refreshed instead of preparing (`build_lanes`).
+    pub fn refreshed_count(&self) -> usize {
+        self.refreshed
+    }
+
+    /// The contacts were given impulses by another store than this one's (the lanes are
+    /// prepared afresh at the next build).
+    pub(crate) fn forget_lanes(&mut self) {
+        self.lanes_key = None;
+    }
+
+    /// The next build may refresh lanes: the last kept its colouring and every store since
+    /// was a batch store (the narrow phase makes the recycled manifolds' checks only then:
+    /// where the pairs change every step, a refresh never comes).
+    pub(crate) fn refreshes_next(&self) -> bool {
+        self.colours_kept && self.lanes_key.is_some()
     }
 
     /// The colouring of the last `build` (colours hold positions in `pairs`).
@@ -921,11 +1117,15 @@ impl WideContacts {
     /// manifolds are as the prepare left them unless `moved` (a halted step moved their
     /// points and separations): then each is read and checked again.
     pub(crate) fn store_impulses(
-        &self,
+        &mut self,
         contacts: &mut [Contact],
         threads: &Threads,
         moved: bool,
     ) -> ContactTally {
+        if moved {
+            // Checked against the moved manifolds: not what a refresh would give.
+            self.lanes_key = None;
+        }
         #[cfg(target_arch = "x86_64")]
         if self.eight {
             let store = if moved {
@@ -1089,34 +1289,46 @@ const MIN_SPLIT: usize = 2048;
 
 /// What `write_lanes` prepares from: the overflow's constraints (`WideContacts::
 /// overflow_order`), the solver bodies, and the two callbacks of `WideContacts::build`.
-struct Lanes<'a, P, F> {
+struct Lanes<'a, P, F, R> {
     overflow_order: &'a [u32],
     bodies: &'a [SolverBody],
     prepare: P,
     prefetch: F,
+    /// Set when the coloured lanes may be refreshed (`WideContacts::build_lanes`).
+    refresh: Option<R>,
 }
 
 /// How many lanes ahead `write_lanes` prefetches the contact it will prepare.
 const PREPARE_AHEAD: usize = 8;
 
+/// How many batches ahead `write_lanes` prefetches a batch whose lanes it refreshes.
+const BATCHES_AHEAD: usize = 2;
+
 /// Prepare every constraint into its slot, batch after batch and lane after lane (`order`),
 /// so that each batch is written whole while it is in cache (written lane by lane in
 /// contact order, every lane was a miss on the batch's 20 cache lines); the contacts,
-/// read in colour order instead, are prefetched `PREPARE_AHEAD` lanes ahead. Across
-/// `threads`: part `p` of `parts` writes the `p`-th equal run of batches (and part 0 the
-/// overflow), so every batch is written by one thread. Each lane is `prepare(k)` whatever
-/// the order or thread count, so the batches are the same bit for bit.
-fn write_lanes<W: Wide, S: LaneSource, P, F>(
-    lanes: &Lanes<P, F>,
+/// read in colour order instead, are prefetched `PREPARE_AHEAD` lanes ahead. With
+/// `lanes.refresh`, a coloured lane it gives a `LaneRefresh` for is refreshed instead
+/// (`ContactBatch::refresh_lane`: the same floats), and the batches, then read, are
+/// prefetched `BATCHES_AHEAD` ahead. Across `threads`: part `p` of `parts` writes the
+/// `p`-th equal run of batches (and part 0 the overflow), so every batch is written by one
+/// thread. Each lane is `prepare(k)` whatever the order or thread count, so the batches
+/// are the same bit for bit. Returns how many lanes were refreshed.
+fn write_lanes<W: Wide, S: LaneSource, P, F, R>(
+    lanes: &Lanes<P, F, R>,
     order: &[u32],
     overflow: &mut [ContactBatch<f32>],
     (batches, finish): (&mut [ContactBatch<W>], FinishLanes<W>),
     threads: &Threads,
-) where
+) -> usize
+where
     ContactBatch<W>: Send + Sync,
     P: Fn(usize) -> S + Sync,
-    F: Fn(usize) + Sync,
+    F: Fn(usize, bool) + Sync,
+    R: Fn(usize) -> Option<LaneRefresh> + Sync,
 {
+    let refreshing = lanes.refresh.is_some();
+    let refreshed_total = std::sync::atomic::AtomicUsize::new(0);
     let batch_count = batches.len();
     let (overflow, batches) = (DisjointMut::new(overflow), DisjointMut::new(batches));
     let total = lanes.overflow_order.len() + order.len();
@@ -1137,7 +1349,12 @@ fn write_lanes<W: Wide, S: LaneSource, P, F>(
         let end = ((part + 1) * per).min(batch_count);
         let first = (part * per).min(end);
         let run = &order[first * W::LANES..end * W::LANES];
+        let mut refreshed_here = 0;
         for (i, lane_ks) in run.chunks_exact(W::LANES).enumerate() {
+            // Refreshing reads the lanes: the batch after next is asked for.
+            if refreshing && first + i + BATCHES_AHEAD < end {
+                prefetch_whole(batches.ptr(first + i + BATCHES_AHEAD));
+            }
             // SAFETY: batch `first + i` belongs to this part's run alone.
             let batch = unsafe { batches.get(first + i) };
             // Its lanes set the flag again (cleared here, where the batch is written anyway,
@@ -1146,9 +1363,19 @@ fn write_lanes<W: Wide, S: LaneSource, P, F>(
             for (l, &k) in lane_ks.iter().enumerate() {
                 let ahead = run.get(i * W::LANES + l + PREPARE_AHEAD);
                 if let Some(&ahead) = ahead.filter(|&&k| k != u32::MAX) {
-                    (lanes.prefetch)(ahead as usize);
+                    (lanes.prefetch)(ahead as usize, refreshing);
                 }
-                if k != u32::MAX {
+                if k == u32::MAX {
+                    continue;
+                }
+                let refreshed = lanes
+                    .refresh
+                    .as_ref()
+                    .and_then(|refresh| refresh(k as usize))
+                    .is_some_and(|r| batch.refresh_lane(l, &r, bodies));
+                if refreshed {
+                    refreshed_here += 1;
+                } else {
                     (lanes.prepare)(k as usize).write(batch, l, bodies);
                 }
             }
@@ -1156,7 +1383,11 @@ fn write_lanes<W: Wide, S: LaneSource, P, F>(
                 finish(batch, bodies);
             }
         }
+        if refreshed_here > 0 {
+            refreshed_total.fetch_add(refreshed_here, std::sync::atomic::Ordering::Relaxed);
+        }
     });
+    refreshed_total.into_inner()
 }
 
 /// `ContactBatch::finish_lanes` for one width (the AVX2 copy for eight lanes).

@@ -126,20 +126,21 @@ impl ConstraintGraph {
     /// As `color`, for `body_count` solver bodies and the pairs as a slice; when the pairs
     /// and the fixed bodies are those the last call coloured, the colours are kept: the
     /// rule would give them again (a pile at rest keeps its touching contacts, in the same
-    /// order, from step to step, and its colouring was a tenth of its prepare).
+    /// order, from step to step, and its colouring was a tenth of its prepare). Returns
+    /// whether they were kept.
     pub fn color_pairs(
         &mut self,
         body_count: usize,
         pairs: &[(u32, u32)],
         fixed: impl Fn(usize) -> bool,
-    ) {
+    ) -> bool {
         let mut fixed_now = std::mem::take(&mut self.fixed_now);
         fixed_now.clear();
         fixed_now.extend((0..body_count).map(fixed));
         if let Some(last) = &self.last {
             if last.fixed == fixed_now && last.pairs[..] == *pairs {
                 self.fixed_now = fixed_now;
-                return;
+                return true;
             }
         }
         let mut last = self.last.take().unwrap_or_default();
@@ -152,6 +153,7 @@ impl ConstraintGraph {
         last.pairs.extend_from_slice(pairs);
         self.fixed_now = std::mem::replace(&mut last.fixed, fixed_now);
         self.last = Some(last);
+        false
     }
 }
 
