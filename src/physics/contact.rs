@@ -162,24 +162,10 @@ impl Contact {
     /// normal is in world space).
     /// Then each point keeps its anchors on the two bodies and its separation changes by
     /// how far those anchors moved apart along the normal, as within a soft step's
-    /// sub-steps. Returns false (and changes nothing) when the kernel must run.
-    #[cfg(test)]
-    pub(crate) fn recycle(
-        &mut self,
-        center_a: Vec2,
-        center_b: Vec2,
-        xf_a: &Transform,
-        xf_b: &Transform,
-        extent: f32,
-    ) -> bool {
-        self.recycle_checked(center_a, center_b, xf_a, xf_b, extent)
-            .is_some()
-    }
-
-    /// `recycle`, giving `ManifoldCheck::of` the recycled manifold (made from the numbers
-    /// as they are computed) or `None` when the kernel must run.
+    /// sub-steps. Returns `ManifoldCheck::of` the recycled manifold (made from the numbers
+    /// as they are computed), or `None` (and changes nothing) when the kernel must run.
     #[inline(always)]
-    pub(crate) fn recycle_checked(
+    pub(crate) fn recycle(
         &mut self,
         center_a: Vec2,
         center_b: Vec2,
@@ -882,7 +868,7 @@ impl ContactSet {
             // Soft step: reuse the manifold while the pair has hardly moved relative to
             // itself (a resting stack: most of a pyramid's contacts, every step).
             let recycled = if recycle {
-                c.recycle_checked(
+                c.recycle(
                     body_a.center,
                     body_b.center,
                     &xf_a,
@@ -1082,7 +1068,9 @@ mod tests {
             c.manifold.points().iter().map(|p| p.separation).collect()
         };
         let before = separations(&contact);
-        assert!(contact.recycle(xf_a.p, moved.p, &xf_a, &moved, 0.71));
+        assert!(contact
+            .recycle(xf_a.p, moved.p, &xf_a, &moved, 0.71)
+            .is_some());
         for (p, s0) in contact.manifold.points().iter().zip(before) {
             assert!(
                 (p.separation - (s0 + 0.01)).abs() < 1e-6,
@@ -1101,7 +1089,7 @@ mod tests {
         // A tilt of 0.02 rad moves the corners by 0.71 * 0.02 = 1.4 cm: still reused, and the
         // corners' separations differ by the tilt.
         let tilted = at(0.0, 0.49, 0.02);
-        let check = contact.recycle_checked(xf_a.p, tilted.p, &xf_a, &tilted, 0.71);
+        let check = contact.recycle(xf_a.p, tilted.p, &xf_a, &tilted, 0.71);
         let s = separations(&contact);
         assert!((s[0] - s[1]).abs() > 0.015, "tilt not seen: {s:?}");
         // The check made while recycling is the store's check of the manifold as it is now
@@ -1115,7 +1103,7 @@ mod tests {
         for bad in [f32::NAN, f32::INFINITY] {
             let mut poisoned = contact.clone();
             let centre = Vec2::new(bad, 0.49);
-            let check = poisoned.recycle_checked(xf_a.p, centre, &xf_a, &tilted, 0.71);
+            let check = poisoned.recycle(xf_a.p, centre, &xf_a, &tilted, 0.71);
             assert!(same(check, &poisoned));
             assert!(!check.unwrap().finite, "{bad}");
         }
@@ -1123,14 +1111,18 @@ mod tests {
         // Moved 6 cm (more than the 5 cm recycle distance), or turned 0.1 rad (7 cm at the
         // corners): the kernel must run, and the manifold is left as it was.
         let kept = contact.manifold;
-        assert!(!contact.recycle(
-            xf_a.p,
-            at(0.0, 0.55, 0.0).p,
-            &xf_a,
-            &at(0.0, 0.55, 0.0),
-            0.71
-        ));
-        assert!(!contact.recycle(xf_a.p, xf_b.p, &xf_a, &at(0.0, 0.49, 0.1), 0.71));
+        assert!(contact
+            .recycle(
+                xf_a.p,
+                at(0.0, 0.55, 0.0).p,
+                &xf_a,
+                &at(0.0, 0.55, 0.0),
+                0.71
+            )
+            .is_none());
+        assert!(contact
+            .recycle(xf_a.p, xf_b.p, &xf_a, &at(0.0, 0.49, 0.1), 0.71)
+            .is_none());
         assert_eq!(contact.manifold, kept);
 
         // Both bodies turned together by 15 degrees: the relative pose is unchanged but the
@@ -1138,13 +1130,17 @@ mod tests {
         let turn = Rot::from_angle(15f32.to_radians());
         let xf_a2 = Transform { p: xf_a.p, q: turn };
         let xf_b2 = xf_a2.mul(&xf_a.inv_mul(&xf_b));
-        assert!(!contact.recycle(xf_a2.p, xf_b2.p, &xf_a2, &xf_b2, 0.71));
+        assert!(contact
+            .recycle(xf_a2.p, xf_b2.p, &xf_a2, &xf_b2, 0.71)
+            .is_none());
 
         // An empty manifold is never recycled.
         contact.update_manifold(Manifold::EMPTY);
         contact.cache_manifold(xf_a.p, xf_b.p, &xf_a, &xf_b);
         assert!(!contact.cache.valid);
-        assert!(!contact.recycle(xf_a.p, xf_b.p, &xf_a, &xf_b, 0.71));
+        assert!(contact
+            .recycle(xf_a.p, xf_b.p, &xf_a, &xf_b, 0.71)
+            .is_none());
     }
 
     /// Parted pairs, and the contacts of destroyed bodies and shapes and of newly joined

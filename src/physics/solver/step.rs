@@ -826,7 +826,7 @@ mod tests {
             }
             // Every step refreshes but the first two, each step after a change of settings
             // or solver, and those whose constraints differ from the step before's (while
-            // the added weight settles): 218 of the 240 (49,017 lanes) when this was
+            // the added weight settles): 217 of the 240 (48,789 lanes) when this was
             // written.
             let contacts = worlds[0].stats().contacts;
             assert!(contacts > 200);
