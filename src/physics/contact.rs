@@ -393,7 +393,7 @@ impl RecycledChecks<'_> {
         })
     }
 
-    /// Ask the CPU for contact `i`'s check (a hint).
+    /// Contact `i`'s slot, whatever narrow phase wrote it (its address, for a prefetch).
     #[inline(always)]
     pub(crate) fn slot(&self, i: usize) -> Option<&RecycledCheck> {
         self.checks.get(i)

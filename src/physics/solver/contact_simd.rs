@@ -1288,7 +1288,7 @@ pub(super) fn prefetch_whole<T>(item: *const T) {
 const MIN_SPLIT: usize = 2048;
 
 /// What `write_lanes` prepares from: the overflow's constraints (`WideContacts::
-/// overflow_order`), the solver bodies, and the two callbacks of `WideContacts::build`.
+/// overflow_order`), the solver bodies, and the callbacks of `WideContacts::build_lanes`.
 struct Lanes<'a, P, F, R> {
     overflow_order: &'a [u32],
     bodies: &'a [SolverBody],
