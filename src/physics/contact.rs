@@ -910,7 +910,7 @@ impl ContactSet {
         };
         // With `checks`, each recycled manifold's check goes to the contact's slot of
         // `recycled_checks`, stamped with this narrow phase's number (older stamps are
-        // stale). The slot is the contact's index, found from its address.
+        // stale).
         self.narrow_phases = self.narrow_phases.wrapping_add(1);
         let phase = self.narrow_phases;
         if checks && self.recycled_checks.len() < self.contacts.len() {
@@ -918,12 +918,10 @@ impl ContactSet {
                 .resize(self.contacts.len(), RecycledCheck::default());
         }
         let recycled_checks = DisjointMut::new(&mut self.recycled_checks);
-        let base = self.contacts.as_ptr() as usize;
-        let update = |c: &mut Contact| {
+        let update = |index: usize, c: &mut Contact| {
             let mut recycled_check = None;
             let flags = narrow(c, &mut recycled_check);
             if let Some(check) = recycled_check.filter(|_| checks) {
-                let index = (c as *const Contact as usize - base) / std::mem::size_of::<Contact>();
                 // SAFETY: every contact is updated once, so each slot is written by one
                 // thread (the slots cover the contacts: resized above).
                 let slot = unsafe { recycled_checks.get(index) };

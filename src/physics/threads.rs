@@ -118,7 +118,7 @@ impl Threads {
         1
     }
 
-    /// `out[i] = f(&mut items[i])` for every `i`, in chunks the threads claim (`take`: each
+    /// `out[i] = f(i, &mut items[i])` for every `i`, in chunks the threads claim (`take`: each
     /// its own share first); and `beside` run once: first, on the team's last member, while
     /// the others start on the items (whose shares that member takes up after it), or
     /// before the items on one thread. `beside` must touch nothing `f` does.
@@ -126,7 +126,7 @@ impl Threads {
         &self,
         items: &mut [T],
         out: &mut [U],
-        f: impl Fn(&mut T) -> U + Sync,
+        f: impl Fn(usize, &mut T) -> U + Sync,
         beside: impl FnOnce() + Send,
     ) {
         assert_eq!(items.len(), out.len(), "one output per item");
@@ -152,10 +152,11 @@ impl Threads {
                 }
                 take(&flags, member, members, |k| {
                     let range = k * chunk..((k + 1) * chunk).min(len);
+                    let first = range.start;
                     // SAFETY: each chunk is claimed by exactly one thread.
                     let (items, out) = unsafe { (items.slice(range.clone()), out.slice(range)) };
-                    for (item, o) in items.iter_mut().zip(out) {
-                        *o = f(item);
+                    for (i, (item, o)) in items.iter_mut().zip(out).enumerate() {
+                        *o = f(first + i, item);
                     }
                 })
             });
@@ -164,8 +165,8 @@ impl Threads {
             return;
         }
         beside();
-        for (item, o) in items.iter_mut().zip(out) {
-            *o = f(item);
+        for (i, (item, o)) in items.iter_mut().zip(out).enumerate() {
+            *o = f(i, item);
         }
     }
 
@@ -560,7 +561,8 @@ mod tests {
                 let mut items: Vec<u32> = (0..len).collect();
                 let mut out = vec![0u64; len as usize];
                 let mut beside = 0;
-                let f = |x: &mut u32| {
+                let f = |i: usize, x: &mut u32| {
+                    assert_eq!(*x, i as u32, "the item's own index");
                     *x += 1;
                     u64::from(*x) * 3
                 };
