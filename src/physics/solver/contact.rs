@@ -28,7 +28,7 @@
 //! Restitution (Box2D v3): after the iterations, a point that approached faster than the
 //! threshold and carried load is given `vn = -e * vn_before`.
 
-use super::contact_simd::{prefetch_whole, ContactLane, LaneKey, LaneRefresh, WideContacts};
+use super::contact_simd::{prefetch_whole, ContactLane, LaneKey, WideContacts};
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::contact::{Contact, ContactUpdate, RecycledChecks, NOT_TOUCHING};
@@ -145,22 +145,9 @@ impl ContactSolver {
         // The lanes may be refreshed (`WideContacts::build_lanes`) when the narrow phase's
         // list is in step and the same contacts, by the same indices, have constraints as
         // in the step before; what else must hold is the build's to check.
-        let lanes = touching.filter(|_| *active == self.last_active).map(|_| {
-            let key = LaneKey::new(generation, ctx);
-            // A recycled contact's lane: its new check alone, which the narrow phase
-            // made.
-            let refresh = move |k: usize| {
-                let ci = active[k] as usize;
-                recycled.get(ci).map(|check| LaneRefresh {
-                    contact: ci as u32,
-                    index_a: active_pairs[k].0,
-                    index_b: active_pairs[k].1,
-                    check,
-                    warm: key.warm(),
-                })
-            };
-            (key, refresh)
-        });
+        let lanes = touching
+            .filter(|_| *active == self.last_active)
+            .map(|_| (LaneKey::new(generation, ctx), recycled));
         // A contact and its solver bodies, read when its lane is written (in colour order);
         // the arms come from the manifold cache (the bodies are read only for a manifold
         // without one).
@@ -187,15 +174,9 @@ impl ContactSolver {
         // The contact and both solver bodies of constraint `k`, asked for before `prepare(k)`.
         // Each exactly: the contact's lines (the manifold, the arms' cache and the
         // coefficients span it) and each body's one or two.
-        // (With `refreshing`, most lanes read the check the narrow phase made of their
-        // contact's manifold instead of the contact: the check is asked for.)
-        let prefetch = |k: usize, refreshing: bool| {
+        let prefetch = |k: usize| {
             let (a, b) = active_pairs[k];
-            let ci = active[k] as usize;
-            match recycled.slot(ci) {
-                Some(check) if refreshing => prefetch_whole(check),
-                _ => prefetch_whole(&contacts[ci]),
-            }
+            prefetch_whole(&contacts[active[k] as usize]);
             prefetch_whole(&solver_bodies[a as usize]);
             prefetch_whole(&solver_bodies[b as usize]);
         };

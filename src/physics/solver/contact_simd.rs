@@ -41,7 +41,8 @@
 //!   warm start is what the last store gave the contact, and its new separations come from
 //!   the check the narrow phase made while recycling. The same floats without reading the
 //!   contact, which the prepare reads in colour order, scattered (many pyramids' prepare:
-//!   about 50 ns a constraint prepared, 30 refreshed).
+//!   about 50 ns a constraint prepared, 30 refreshed). The lane's checks are scalar; what
+//!   it writes is written for the whole batch at once (`refresh_lanes`).
 //! - After the step the accumulated impulses go straight back to the contacts
 //!   (`store_impulses`) for the next warm start.
 //!
@@ -60,10 +61,10 @@ use super::wide::{F32x4, Vec2W, Wide};
 #[cfg(target_arch = "x86_64")]
 use super::wide8::{avx2_available, F32x8};
 use super::{Softness, SolverBody, StepContext};
-use crate::physics::contact::Contact;
+use crate::physics::contact::{Contact, RecycledChecks};
 use crate::physics::limits::ACCUMULATED_IMPULSE;
 use crate::physics::math::Vec2;
-use crate::physics::quarantine::{held, store_and_hold, store_with, ContactTally, ManifoldCheck};
+use crate::physics::quarantine::{store_and_hold, store_with, ContactTally, ManifoldCheck};
 use crate::physics::threads::{DisjointMut, Threads};
 use std::sync::Mutex;
 
@@ -80,6 +81,17 @@ struct PointW<W> {
     max_normal_impulse: W,
     /// Normal velocity before the iterations (restitution).
     relative_velocity: W,
+}
+
+impl<W: Wide> PointW<W> {
+    /// Mask of the lanes whose three impulses are finite.
+    #[inline(always)]
+    fn impulses_finite(&self) -> W {
+        self.normal_impulse
+            .finite()
+            .and(self.tangent_impulse.finite())
+            .and(self.max_normal_impulse.finite())
+    }
 }
 
 /// `ContactBatch::manifold_state`'s flag: the manifold's normal, points and separations
@@ -412,28 +424,29 @@ impl<W: Wide> ContactBatch<W> {
     }
 
     /// Prepare, first half, for a lane that holds the constraint of the step before
-    /// (`WideContacts::build_lanes`): the same contact (`r.contact`) between the same
-    /// solver bodies, whose manifold the narrow phase recycled, so that its normal, point
-    /// count and anchors are the ones the lane was prepared from, as are its friction,
-    /// restitution and softness (the build's `LaneKey`); and the last store wrote each
-    /// contact what its lane held. Writes what `set_lane_inputs` would from the contact:
-    /// the new separations and check (`r.check`), the live-point marks, and as the warm
-    /// start the impulses the store wrote (held when the manifold and impulses were
-    /// finite, as given otherwise: `store_with`). Returns false, writing nothing, when the
-    /// lane is not that constraint or a body's mass changed (then it is prepared afresh).
+    /// (`WideContacts::build_lanes`: the colouring was kept, so the lane holds the same
+    /// contact between the same solver bodies), whose manifold the narrow phase recycled,
+    /// so that its normal, point count and anchors are the ones the lane was prepared
+    /// from, as are its friction, restitution and softness (the build's `LaneKey`); and
+    /// the last store wrote each contact what its lane held. Writes the manifold's new
+    /// check (`check`, whose separations are the new raw separations) and marks the lane
+    /// in `marks`, from which `refresh_lanes` then writes what `set_lane_inputs` would from
+    /// the contact, for every marked lane at once (`warm`: last step's impulses are the
+    /// warm start). Returns false, writing nothing, when the point count or a body's mass
+    /// changed (then the lane is prepared afresh).
     #[inline(always)]
-    fn refresh_lane(&mut self, l: usize, r: &LaneRefresh, bodies: &[SolverBody]) -> bool {
-        fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
-            x.set_lane(l, value);
-        }
-        let (index_a, index_b) = (r.index_a as usize, r.index_b as usize);
+    fn refresh_lane(
+        &mut self,
+        l: usize,
+        (check, warm): (ManifoldCheck, bool),
+        bodies: &[SolverBody],
+        marks: &mut RefreshMarks<W>,
+    ) -> bool {
         let old = self.manifold_check(l);
         let same = |x: &W, value: f32| lanes(x)[l].to_bits() == value.to_bits();
-        let (body_a, body_b) = (&bodies[index_a], &bodies[index_b]);
-        if self.contacts.as_ref()[l] != r.contact
-            || self.index_a.as_ref()[l] != r.index_a
-            || self.index_b.as_ref()[l] != r.index_b
-            || old.count != r.check.count
+        let body_a = &bodies[self.index_a.as_ref()[l] as usize];
+        let body_b = &bodies[self.index_b.as_ref()[l] as usize];
+        if old.count != check.count
             || !same(&self.inv_mass_a, body_a.inv_mass)
             || !same(&self.inv_inertia_a, body_a.inv_inertia)
             || !same(&self.inv_mass_b, body_b.inv_mass)
@@ -441,42 +454,90 @@ impl<W: Wide> ContactBatch<W> {
         {
             return false;
         }
-        // What the store wrote the contact (`store_with`, with the prepare's check).
-        let count = old.count;
-        let raw = [0, 1].map(|k| {
-            let p = &self.points[k];
-            [
-                lanes(&p.normal_impulse)[l],
-                lanes(&p.tangent_impulse)[l],
-                lanes(&p.max_normal_impulse)[l],
-            ]
-        });
-        let finite = old.finite
-            && raw
-                .iter()
-                .take(count)
-                .all(|i| i.iter().all(|x| x.is_finite()));
-        let warm = r.warm;
-        for (k, p) in self.points.iter_mut().enumerate() {
-            let live = k < count;
-            let (mut normal_impulse, mut tangent_impulse) = (0.0, 0.0);
-            if live && warm {
-                let [normal, tangent, _] = raw[k];
-                (normal_impulse, tangent_impulse) = if finite {
-                    (held(normal), held(tangent))
-                } else {
-                    (normal, tangent)
-                };
+        let on = f32::from_bits(u32::MAX);
+        marks.refreshed.set_lane(l, on);
+        for (k, live) in marks.live.iter_mut().enumerate() {
+            if k < old.count {
+                live.set_lane(l, on);
             }
-            set(&mut p.adjusted_separation, l, r.check.separations[k]);
-            set(&mut p.tangent_mass, l, if live { 1.0 } else { 0.0 });
-            set(&mut p.normal_impulse, l, normal_impulse);
-            set(&mut p.tangent_impulse, l, tangent_impulse);
-            set(&mut p.max_normal_impulse, l, 0.0);
         }
-        self.set_manifold_check(l, r.check);
-        self.any_restitution |= lanes(&self.restitution)[l] != 0.0;
+        if old.finite {
+            marks.finite.set_lane(l, on);
+        }
+        marks.warm = warm;
+        self.set_manifold_check(l, check);
         true
+    }
+
+    /// The refresh of every lane `marks` marks (`refresh_lane`), at once: the separations
+    /// of the new check (`set_lane_inputs`' raw separations), the live-point marks, and as
+    /// the warm start the impulses the store wrote (held when the manifold the lane was
+    /// prepared from and the impulses were finite, as given otherwise: `store_with`). The
+    /// other lanes are left as they are.
+    #[inline(always)]
+    fn refresh_lanes(&mut self, marks: &RefreshMarks<W>) {
+        let (zero, one) = (W::ZERO, W::splat(1.0));
+        let all = W::splat(f32::from_bits(u32::MAX));
+        let on = marks.refreshed;
+        // Only the live points' impulses count (a one-point lane's second is zeros). (No
+        // closures: they would not be compiled with the AVX2 copy's target feature.)
+        let [p0, p1] = &self.points;
+        let finite = marks
+            .finite
+            .and(W::select(marks.live[0], p0.impulses_finite(), all))
+            .and(W::select(marks.live[1], p1.impulses_finite(), all));
+        for (k, p) in self.points.iter_mut().enumerate() {
+            let live = marks.live[k];
+            let warm = if marks.warm { live } else { zero };
+            let normal = W::select(finite, hold(p.normal_impulse), p.normal_impulse);
+            let tangent = W::select(finite, hold(p.tangent_impulse), p.tangent_impulse);
+            let (normal, tangent) = (
+                W::select(warm, normal, zero),
+                W::select(warm, tangent, zero),
+            );
+            p.normal_impulse = W::select(on, normal, p.normal_impulse);
+            p.tangent_impulse = W::select(on, tangent, p.tangent_impulse);
+            p.adjusted_separation = W::select(on, self.separations[k], p.adjusted_separation);
+            p.tangent_mass = W::select(on, W::select(live, one, zero), p.tangent_mass);
+            p.max_normal_impulse = W::select(on, zero, p.max_normal_impulse);
+        }
+        // `restitution != 0.0` in a refreshed lane (a NaN counts, as in `set_lane_common`).
+        let restitution = W::select(self.restitution.eq(zero), zero, all).and(on);
+        self.any_restitution |= !restitution.none();
+    }
+
+    /// Ask for what refreshing this batch's lanes reads besides the batch: each lane's
+    /// contact's check and its two solver bodies.
+    #[inline(always)]
+    fn prefetch_refresh(&self, recycled: RecycledChecks, bodies: &[SolverBody]) {
+        for l in 0..W::LANES {
+            let contact = self.contacts.as_ref()[l];
+            if contact == u32::MAX {
+                continue;
+            }
+            if let Some(check) = recycled.slot(contact as usize) {
+                prefetch_whole(check);
+            }
+            prefetch_whole(
+                bodies
+                    .as_ptr()
+                    .wrapping_add(self.index_a.as_ref()[l] as usize),
+            );
+            prefetch_whole(
+                bodies
+                    .as_ptr()
+                    .wrapping_add(self.index_b.as_ref()[l] as usize),
+            );
+        }
+    }
+
+    /// `refresh_lanes` for the lanes `marks` marks, then `finish_lanes`.
+    #[inline(always)]
+    fn refresh_and_finish(&mut self, bodies: &[SolverBody], marks: Option<&RefreshMarks<W>>) {
+        if let Some(marks) = marks {
+            self.refresh_lanes(marks);
+        }
+        self.finish_lanes(bodies);
     }
 
     /// Prepare, second half, every lane at once (see `set_lane_inputs`), in the scalar
@@ -826,24 +887,27 @@ impl LaneKey {
             eight: false,
         }
     }
-
-    /// Last step's impulses are the warm start.
-    pub(crate) fn warm(&self) -> bool {
-        self.warm
-    }
 }
 
-/// A lane to refresh (`ContactBatch::refresh_lane`): the constraint of contact `contact`
-/// between solver bodies `index_a`, `index_b`, whose manifold the narrow phase recycled,
-/// and `ManifoldCheck::of` that manifold now.
+/// Which lanes of a batch `ContactBatch::refresh_lane` took, for `refresh_lanes`: masks
+/// (all bits set in a lane, or none) of the refreshed lanes, of their live points, and of
+/// those whose manifold the last prepare found finite; and whether last step's impulses
+/// are the warm start (the same for every lane).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct LaneRefresh {
-    pub contact: u32,
-    pub index_a: u32,
-    pub index_b: u32,
-    pub check: ManifoldCheck,
-    /// Last step's impulses are the warm start (`LaneKey::warm`).
-    pub warm: bool,
+struct RefreshMarks<W> {
+    refreshed: W,
+    live: [W; 2],
+    finite: W,
+    warm: bool,
+}
+
+impl<W: Wide> RefreshMarks<W> {
+    const NONE: RefreshMarks<W> = RefreshMarks {
+        refreshed: W::ZERO,
+        live: [W::ZERO; 2],
+        finite: W::ZERO,
+        warm: false,
+    };
 }
 
 /// The coloured, batched contact constraints of one step, and the one-lane overflow.
@@ -901,28 +965,24 @@ impl WideContacts {
         prefetch: impl Fn(usize) + Sync,
         threads: &Threads,
     ) {
-        let none = None::<(LaneKey, fn(usize) -> Option<LaneRefresh>)>;
-        let prefetch = |k: usize, _: bool| prefetch(k);
-        self.build_lanes(pairs, bodies, (prepare, prefetch), none, threads);
+        self.build_lanes(pairs, bodies, (prepare, prefetch), None, threads);
     }
 
-    /// `build`, refreshing lanes where it can: with `lanes = Some((key, refresh))`, when
-    /// the colouring is kept (the same pairs, and so the same lane for each constraint),
-    /// the key is the last build's and every store since was a batch store, a coloured
-    /// constraint `k` for which `refresh(k)` gives a `LaneRefresh` has its lane refreshed
-    /// (`ContactBatch::refresh_lane`) instead of prepared from its contact: the same
-    /// floats without reading the contact. `prefetch(k, refreshing)` is told whether the
-    /// lanes are being refreshed.
-    pub(crate) fn build_lanes<S: LaneSource, R>(
+    /// `build`, refreshing lanes where it can: with `lanes = Some((key, recycled))`, when
+    /// the colouring is kept (the same pairs, and so the same lane for each constraint:
+    /// the caller passes `lanes` only when each constraint is the same contact as in the
+    /// last build), the key is the last build's and every store since was a batch store,
+    /// a coloured lane whose contact's manifold the narrow phase recycled (`recycled`
+    /// has its check) is refreshed (`ContactBatch::refresh_lane`) instead of prepared from
+    /// its contact: the same floats without reading the contact.
+    pub(crate) fn build_lanes<S: LaneSource>(
         &mut self,
         pairs: &[(u32, u32)],
         bodies: &[SolverBody],
-        (prepare, prefetch): (impl Fn(usize) -> S + Sync, impl Fn(usize, bool) + Sync),
-        lanes: Option<(LaneKey, R)>,
+        (prepare, prefetch): (impl Fn(usize) -> S + Sync, impl Fn(usize) + Sync),
+        lanes: Option<(LaneKey, RecycledChecks)>,
         threads: &Threads,
-    ) where
-        R: Fn(usize) -> Option<LaneRefresh> + Sync,
-    {
+    ) {
         let kept = self.graph.color_pairs(bodies.len(), pairs, |i| {
             bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
         });
@@ -933,7 +993,7 @@ impl WideContacts {
         self.colours_kept = kept;
         let last_key = self.lanes_key.take();
         let (key, refresh) = match lanes {
-            Some((key, refresh)) => (Some(LaneKey { eight, ..key }), Some(refresh)),
+            Some((key, recycled)) => (Some(LaneKey { eight, ..key }), Some((recycled, key.warm))),
             None => (None, None),
         };
         let refresh =
@@ -1168,13 +1228,21 @@ mod avx2 {
 
     /// `ContactBatch::finish_lanes` for eight lanes. Only given to `write_lanes` when
     /// `avx2_available()` (`WideContacts::build`).
-    pub fn finish_lanes(batch: &mut ContactBatch<F32x8>, bodies: &[SolverBody]) {
+    pub fn finish_lanes(
+        batch: &mut ContactBatch<F32x8>,
+        bodies: &[SolverBody],
+        marks: Option<&RefreshMarks<F32x8>>,
+    ) {
         #[target_feature(enable = "avx2")]
-        unsafe fn finish(batch: &mut ContactBatch<F32x8>, bodies: &[SolverBody]) {
-            batch.finish_lanes(bodies);
+        unsafe fn finish(
+            batch: &mut ContactBatch<F32x8>,
+            bodies: &[SolverBody],
+            marks: Option<&RefreshMarks<F32x8>>,
+        ) {
+            batch.refresh_and_finish(bodies, marks);
         }
         // SAFETY: `WideContacts::build` passes this only when the CPU has AVX2.
-        unsafe { finish(batch, bodies) }
+        unsafe { finish(batch, bodies, marks) }
     }
 
     /// `ContactBatch::store_batch` for eight lanes. Only given to `store_impulses` when
@@ -1289,33 +1357,40 @@ const MIN_SPLIT: usize = 2048;
 
 /// What `write_lanes` prepares from: the overflow's constraints (`WideContacts::
 /// overflow_order`), the solver bodies, and the callbacks of `WideContacts::build_lanes`.
-struct Lanes<'a, P, F, R> {
+struct Lanes<'a, P, F> {
     overflow_order: &'a [u32],
     bodies: &'a [SolverBody],
     prepare: P,
     prefetch: F,
-    /// Set when the coloured lanes may be refreshed (`WideContacts::build_lanes`).
-    refresh: Option<R>,
+    /// Set when the coloured lanes may be refreshed (`WideContacts::build_lanes`): the
+    /// recycled manifolds' checks, and whether last step's impulses are the warm start.
+    refresh: Option<(RecycledChecks<'a>, bool)>,
 }
 
 /// How many lanes ahead `write_lanes` prefetches the contact it will prepare.
 const PREPARE_AHEAD: usize = 8;
 
 /// How many batches ahead `write_lanes` prefetches a batch whose lanes it refreshes.
-const BATCHES_AHEAD: usize = 2;
+const BATCHES_AHEAD: usize = 3;
+
+/// How many batches ahead `write_lanes` asks for what a refreshed batch's lanes read.
+const LANES_AHEAD: usize = 1;
 
 /// Prepare every constraint into its slot, batch after batch and lane after lane (`order`),
 /// so that each batch is written whole while it is in cache (written lane by lane in
 /// contact order, every lane was a miss on the batch's 20 cache lines); the contacts,
 /// read in colour order instead, are prefetched `PREPARE_AHEAD` lanes ahead. With
-/// `lanes.refresh`, a coloured lane it gives a `LaneRefresh` for is refreshed instead
-/// (`ContactBatch::refresh_lane`: the same floats), and the batches, then read, are
-/// prefetched `BATCHES_AHEAD` ahead. Across `threads`: part `p` of `parts` writes the
+/// `lanes.refresh`, a coloured lane whose contact (the one the lane holds: the colouring
+/// was kept) has a recycled manifold's check is refreshed instead (`ContactBatch::
+/// refresh_lane`, then `refresh_lanes` for the batch at once: the same floats); the
+/// batches, then read, are prefetched `BATCHES_AHEAD` ahead, and what a batch's lanes will
+/// read (the checks and the solver bodies, by the indices the lanes hold, not by `order`,
+/// read scattered) `LANES_AHEAD` ahead. Across `threads`: part `p` of `parts` writes the
 /// `p`-th equal run of batches (and part 0 the overflow), so every batch is written by one
 /// thread. Each lane is `prepare(k)` whatever the order or thread count, so the batches
 /// are the same bit for bit. Returns how many lanes were refreshed.
-fn write_lanes<W: Wide, S: LaneSource, P, F, R>(
-    lanes: &Lanes<P, F, R>,
+fn write_lanes<W: Wide, S: LaneSource, P, F>(
+    lanes: &Lanes<P, F>,
     order: &[u32],
     overflow: &mut [ContactBatch<f32>],
     (batches, finish): (&mut [ContactBatch<W>], FinishLanes<W>),
@@ -1324,10 +1399,10 @@ fn write_lanes<W: Wide, S: LaneSource, P, F, R>(
 where
     ContactBatch<W>: Send + Sync,
     P: Fn(usize) -> S + Sync,
-    F: Fn(usize, bool) + Sync,
-    R: Fn(usize) -> Option<LaneRefresh> + Sync,
+    F: Fn(usize) + Sync,
 {
-    let refreshing = lanes.refresh.is_some();
+    // A refreshed lane is completed by `finish` (which only inputs-only sources call).
+    let refresh = lanes.refresh.filter(|_| S::INPUTS_ONLY);
     let refreshed_total = std::sync::atomic::AtomicUsize::new(0);
     let batch_count = batches.len();
     let (overflow, batches) = (DisjointMut::new(overflow), DisjointMut::new(batches));
@@ -1351,36 +1426,53 @@ where
         let run = &order[first * W::LANES..end * W::LANES];
         let mut refreshed_here = 0;
         for (i, lane_ks) in run.chunks_exact(W::LANES).enumerate() {
-            // Refreshing reads the lanes: the batch after next is asked for.
-            if refreshing && first + i + BATCHES_AHEAD < end {
-                prefetch_whole(batches.ptr(first + i + BATCHES_AHEAD));
+            if let Some((recycled, _)) = refresh {
+                // Refreshing reads the lanes: the batch after next is asked for; and what
+                // the next batch's lanes will read, their contacts' checks and their
+                // bodies, by the contact and body indices in its lanes.
+                if first + i + BATCHES_AHEAD < end {
+                    prefetch_whole(batches.ptr(first + i + BATCHES_AHEAD));
+                }
+                if first + i + LANES_AHEAD < end {
+                    // SAFETY: batch `first + i + LANES_AHEAD` belongs to this part's run
+                    // alone, and is only read here, before its turn.
+                    let next = unsafe { &*batches.ptr(first + i + LANES_AHEAD) };
+                    next.prefetch_refresh(recycled, bodies);
+                }
             }
             // SAFETY: batch `first + i` belongs to this part's run alone.
             let batch = unsafe { batches.get(first + i) };
             // Its lanes set the flag again (cleared here, where the batch is written anyway,
             // not in `lay_out`: a pass over every batch, about a kilobyte each, for a byte).
             batch.any_restitution = false;
+            let mut marks = RefreshMarks::NONE;
+            let mut refreshed_lanes = 0;
             for (l, &k) in lane_ks.iter().enumerate() {
-                let ahead = run.get(i * W::LANES + l + PREPARE_AHEAD);
-                if let Some(&ahead) = ahead.filter(|&&k| k != u32::MAX) {
-                    (lanes.prefetch)(ahead as usize, refreshing);
+                if refresh.is_none() {
+                    let ahead = run.get(i * W::LANES + l + PREPARE_AHEAD);
+                    if let Some(&ahead) = ahead.filter(|&&k| k != u32::MAX) {
+                        (lanes.prefetch)(ahead as usize);
+                    }
                 }
                 if k == u32::MAX {
                     continue;
                 }
-                let refreshed = lanes
-                    .refresh
-                    .as_ref()
-                    .and_then(|refresh| refresh(k as usize))
-                    .is_some_and(|r| batch.refresh_lane(l, &r, bodies));
+                // Refreshing, the lane holds constraint `k`'s contact (`build_lanes`).
+                let refreshed = refresh.is_some_and(|(recycled, warm)| {
+                    let contact = batch.contacts.as_ref()[l] as usize;
+                    recycled.get(contact).is_some_and(|check| {
+                        batch.refresh_lane(l, (check, warm), bodies, &mut marks)
+                    })
+                });
                 if refreshed {
-                    refreshed_here += 1;
+                    refreshed_lanes += 1;
                 } else {
                     (lanes.prepare)(k as usize).write(batch, l, bodies);
                 }
             }
+            refreshed_here += refreshed_lanes;
             if S::INPUTS_ONLY {
-                finish(batch, bodies);
+                finish(batch, bodies, (refreshed_lanes > 0).then_some(&marks));
             }
         }
         if refreshed_here > 0 {
@@ -1391,7 +1483,7 @@ where
 }
 
 /// `ContactBatch::finish_lanes` for one width (the AVX2 copy for eight lanes).
-type FinishLanes<W> = fn(&mut ContactBatch<W>, &[SolverBody]);
+type FinishLanes<W> = fn(&mut ContactBatch<W>, &[SolverBody], Option<&RefreshMarks<W>>);
 
 /// The lanes of `x` in memory, in lane order.
 #[inline(always)]
@@ -1445,8 +1537,12 @@ fn store_batch4(
 }
 
 /// `ContactBatch::finish_lanes` for four lanes (SSE2 on x86_64).
-fn finish_lanes4(batch: &mut ContactBatch<F32x4>, bodies: &[SolverBody]) {
-    batch.finish_lanes(bodies);
+fn finish_lanes4(
+    batch: &mut ContactBatch<F32x4>,
+    bodies: &[SolverBody],
+    marks: Option<&RefreshMarks<F32x4>>,
+) {
+    batch.refresh_and_finish(bodies, marks);
 }
 
 /// Warm start: apply the accumulated impulses.
@@ -1775,7 +1871,9 @@ mod tests {
     /// writes the contacts and counts the tally exactly as the lane-by-lane store
     /// (`store_lane`, `quarantine::store_and_hold`), for impulses in range, beyond it either
     /// way, infinite and NaN, and for manifolds with a point or a separation that is not
-    /// finite; four and eight lanes.
+    /// finite; four and eight lanes. Then a refresh of the stored lanes (`refresh_lane`,
+    /// `refresh_lanes`) gives every lane, bit for bit, what a prepare from the stored
+    /// contacts gives.
     #[test]
     fn batch_store_is_the_lane_store() {
         use crate::physics::collision::Manifold;
@@ -1919,6 +2017,59 @@ mod tests {
             arms: list[k].points.map(|p| (p.r_a, p.r_b)),
             ctx: &ctx,
         };
+        // A refresh of the stored lanes (their manifolds unchanged) gives the lanes a
+        // prepare from the stored contacts gives: warm starts held where the store held
+        // them, as stored otherwise.
+        fn refresh_all<W: Wide>(
+            batches: &mut [ContactBatch<W>],
+            contacts: &[Contact],
+            bodies: &[SolverBody],
+            finish: FinishLanes<W>,
+        ) -> usize {
+            let mut refreshed = 0;
+            for batch in batches {
+                let mut marks = RefreshMarks::NONE;
+                for l in 0..W::LANES {
+                    let k = batch.contacts.as_ref()[l];
+                    if k != u32::MAX {
+                        let check = ManifoldCheck::of(&contacts[k as usize].manifold);
+                        assert!(batch.refresh_lane(l, (check, true), bodies, &mut marks));
+                        refreshed += 1;
+                    }
+                }
+                finish(batch, bodies, Some(&marks));
+            }
+            refreshed
+        }
+        // Every field the prepare writes, of each used lane; and each batch's flag.
+        fn lane_bits<W: Wide>(batches: &[ContactBatch<W>]) -> Vec<(Vec<u32>, bool)> {
+            let words = |b: &ContactBatch<W>, l: usize| {
+                let mut v = vec![b.manifold_state.as_ref()[l]];
+                for (p, separation) in b.points.iter().zip(&b.separations) {
+                    v.extend(
+                        [
+                            p.adjusted_separation,
+                            p.normal_mass,
+                            p.tangent_mass,
+                            p.normal_impulse,
+                            p.tangent_impulse,
+                            p.max_normal_impulse,
+                            p.relative_velocity,
+                            *separation,
+                        ]
+                        .map(|x| lanes(&x)[l].to_bits()),
+                    );
+                }
+                v
+            };
+            batches
+                .iter()
+                .map(|b| {
+                    let used = (0..W::LANES).filter(|&l| b.contacts.as_ref()[l] != u32::MAX);
+                    (used.flat_map(|l| words(b, l)).collect(), b.any_restitution)
+                })
+                .collect()
+        }
         let mut wide = WideContacts {
             force_four_lanes: true,
             ..WideContacts::default()
@@ -1936,6 +2087,21 @@ mod tests {
             !tally.all_finite && tally.contacts > 100,
             "the cases were met"
         );
+        let finish4: FinishLanes<F32x4> = finish_lanes4;
+        let refreshed = refresh_all(&mut wide.batches4, &one, &start, finish4);
+        assert_eq!(refreshed, contacts.len());
+        let mut fresh = WideContacts {
+            force_four_lanes: true,
+            ..WideContacts::default()
+        };
+        let from_stored = |k: usize| ContactLane {
+            contact: &one[k],
+            ..lane(k)
+        };
+        fresh.build(&pairs, &start, from_stored, |_| {}, &Threads::default());
+        let (got, want) = (lane_bits(&wide.batches4), lane_bits(&fresh.batches4));
+        let first = (0..got.len()).find(|&b| got[b] != want[b]);
+        assert_eq!(first, None, "four lanes: refreshed against prepared");
         #[cfg(target_arch = "x86_64")]
         if avx2_available() {
             let mut wide = WideContacts::default();
@@ -1952,6 +2118,18 @@ mod tests {
                 None,
                 "eight lanes: impulses"
             );
+            let finish8: FinishLanes<F32x8> = avx2::finish_lanes;
+            let refreshed = refresh_all(&mut wide.batches8, &one, &start, finish8);
+            assert_eq!(refreshed, contacts.len());
+            let mut fresh = WideContacts::default();
+            let from_stored = |k: usize| ContactLane {
+                contact: &one[k],
+                ..lane(k)
+            };
+            fresh.build(&pairs, &start, from_stored, |_| {}, &Threads::default());
+            let (got, want) = (lane_bits(&wide.batches8), lane_bits(&fresh.batches8));
+            let first = (0..got.len()).find(|&b| got[b] != want[b]);
+            assert_eq!(first, None, "eight lanes: refreshed against prepared");
         }
     }
 
