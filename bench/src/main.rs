@@ -517,11 +517,13 @@ impl SceneResult {
 // Memory.
 
 /// Heap bytes per body and per contact pair, measured as described in `BENCHMARKS.md`:
-/// build the scene with every shape filtered out of collision and step once (bodies, shapes,
-/// broad phase, solver scratch: no contact) -> `bytes_no_contacts`; build the real scene and
-/// step once -> `bytes_total`. Per body = `bytes_no_contacts / bodies`; per contact =
-/// `(bytes_total - bytes_no_contacts) / pairs` where `pairs` is the number of pair records the
-/// engine holds after that step.
+/// build the scene with every shape filtered out of collision and step `steps` times
+/// (bodies, shapes, broad phase, solver scratch: no contact) -> `bytes_no_contacts`; build
+/// the real scene and step as often -> `bytes_total`. Per body = `bytes_no_contacts /
+/// bodies`; per contact = `(bytes_total - bytes_no_contacts) / pairs` where `pairs` is the
+/// number of pair records the engine holds after the last step. After 1 step the pile is as
+/// built; after `MEMORY_STEPS[1]` the scene has run a second (pairs made and parted, every
+/// buffer grown to what the run asked of it, and kept).
 struct Memory {
     bytes_no_contacts: i64,
     bytes_total: i64,
@@ -540,7 +542,10 @@ impl Memory {
     }
 }
 
-fn measure_memory(engine: Engine, spec: &SceneSpec) -> Result<Memory, BuildError> {
+/// The step counts after which memory is measured (`measure_memory`).
+const MEMORY_STEPS: [usize; 2] = [1, 60];
+
+fn measure_memory(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<Memory, BuildError> {
     let bodies = spec.bodies.len();
     let quiet = spec.without_collisions();
     match engine {
@@ -553,7 +558,9 @@ fn measure_memory(engine: Engine, spec: &SceneSpec) -> Result<Memory, BuildError
             let measure = |s: &SceneSpec| -> Result<(i64, usize), BuildError> {
                 let before = live_bytes();
                 let mut sim = impulse_port::build(s, solver)?;
-                sim.step();
+                for _ in 0..steps {
+                    sim.step();
+                }
                 let bytes = live_bytes() as i64 - before as i64;
                 Ok((bytes, sim.world.stats().pairs))
             };
@@ -570,7 +577,9 @@ fn measure_memory(engine: Engine, spec: &SceneSpec) -> Result<Memory, BuildError
             let measure = |s: &SceneSpec| -> Result<(i64, usize), BuildError> {
                 let before = live_bytes();
                 let mut sim = rapier_port::build(s)?;
-                sim.step();
+                for _ in 0..steps {
+                    sim.step();
+                }
                 let bytes = live_bytes() as i64 - before as i64;
                 Ok((bytes, sim.pair_records()))
             };
@@ -590,7 +599,9 @@ fn measure_memory(engine: Engine, spec: &SceneSpec) -> Result<Memory, BuildError
                 let before = boxdd::allocated_byte_count()
                     .map_err(|e| BuildError::Failed(format!("box2d: {e}")))?;
                 let mut sim = box2d_port::build(s)?;
-                sim.step();
+                for _ in 0..steps {
+                    sim.step();
+                }
                 let bytes = box2d_port::allocated_bytes(&sim) - before;
                 Ok((bytes, sim.pair_records()))
             };
@@ -792,7 +803,7 @@ fn cpu_model() -> String {
 /// One row of the memory table: the scene and, per engine, (bytes per body, bytes per pair).
 type MemoryRow = (String, Vec<(Engine, String, String)>);
 
-fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
+fn report(results: &[SceneResult], memory: &[Vec<MemoryRow>]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -870,10 +881,18 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
     }) {
         out.push_str(&profile_report(results));
     }
-    if !memory.is_empty() {
+    for (rows, steps) in memory.iter().zip(MEMORY_STEPS) {
+        if rows.is_empty() {
+            continue;
+        }
+        let when = if steps == 1 {
+            "building and 1 step".to_string()
+        } else {
+            format!("{steps} steps")
+        };
         let _ = writeln!(
             out,
-            "\n### Memory after building and 1 step: bytes per body / bytes per contact pair\n"
+            "\n### Memory after {when}: bytes per body / bytes per contact pair\n"
         );
         let _ = writeln!(
             out,
@@ -881,7 +900,7 @@ fn report(results: &[SceneResult], memory: &[MemoryRow]) -> String {
             OWN_BOX2D.label()
         );
         let _ = writeln!(out, "|---|---|---|---|");
-        for (name, cells) in memory {
+        for (name, cells) in rows {
             let cell = |e: Engine| {
                 cells
                     .iter()
@@ -1183,7 +1202,7 @@ fn main() {
         env!("BENCH_RAPIER_VERSION")
     );
     let mut results = Vec::new();
-    let mut memory = Vec::new();
+    let mut memory = MEMORY_STEPS.map(|_| Vec::new());
     for name in &options.scenes {
         let spec = scenes::by_name(name).expect("checked by the parser");
         eprintln!(
@@ -1204,24 +1223,26 @@ fn main() {
         if spec.driver == Some(scenes::Driver::Rain) {
             continue;
         }
-        let mut cells = Vec::new();
-        for engine in [Engine::Impulse, OWN_BOX2D, Engine::Rapier] {
-            match measure_memory(engine, &spec) {
-                Ok(m) => cells.push((
-                    engine,
-                    format!("{:.0}", m.per_body()),
-                    m.per_pair()
-                        .map_or("-".into(), |p| format!("{p:.0} ({} pairs)", m.pairs)),
-                )),
-                Err(BuildError::Unsupported(_)) => {
-                    cells.push((engine, "n/a".into(), "n/a".into()));
-                }
-                Err(BuildError::Failed(why)) => {
-                    cells.push((engine, "failed".into(), why));
+        for (rows, steps) in memory.iter_mut().zip(MEMORY_STEPS) {
+            let mut cells = Vec::new();
+            for engine in [Engine::Impulse, OWN_BOX2D, Engine::Rapier] {
+                match measure_memory(engine, &spec, steps) {
+                    Ok(m) => cells.push((
+                        engine,
+                        format!("{:.0}", m.per_body()),
+                        m.per_pair()
+                            .map_or("-".into(), |p| format!("{p:.0} ({} pairs)", m.pairs)),
+                    )),
+                    Err(BuildError::Unsupported(_)) => {
+                        cells.push((engine, "n/a".into(), "n/a".into()));
+                    }
+                    Err(BuildError::Failed(why)) => {
+                        cells.push((engine, "failed".into(), why));
+                    }
                 }
             }
+            rows.push((spec.name.to_string(), cells));
         }
-        memory.push((spec.name.to_string(), cells));
     }
     if !results.is_empty() {
         md.push_str(&report(&results, &memory));
