@@ -1427,9 +1427,9 @@ where
         let mut refreshed_here = 0;
         for (i, lane_ks) in run.chunks_exact(W::LANES).enumerate() {
             if let Some((recycled, _)) = refresh {
-                // Refreshing reads the lanes: the batch after next is asked for; and what
-                // the next batch's lanes will read, their contacts' checks and their
-                // bodies, by the contact and body indices in its lanes.
+                // Refreshing reads the lanes: the batch `BATCHES_AHEAD` on is asked for;
+                // and what the lanes of the one `LANES_AHEAD` on will read, their
+                // contacts' checks and their bodies, by the indices in its lanes.
                 if first + i + BATCHES_AHEAD < end {
                     prefetch_whole(batches.ptr(first + i + BATCHES_AHEAD));
                 }
