@@ -68,7 +68,7 @@ fn in_saved_range(x: f32) -> bool {
 }
 
 /// `v` held inside the saved impulse range (±[`limits::ACCUMULATED_IMPULSE`]).
-pub(crate) fn held(v: f32) -> f32 {
+fn held(v: f32) -> f32 {
     let max = limits::ACCUMULATED_IMPULSE.max;
     if v > max {
         max
