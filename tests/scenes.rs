@@ -747,12 +747,23 @@ fn saved_contacts_round_trip_with_ids_and_impulses() {
         assert_eq!(p.len(), 1);
         assert_eq!(
             (p[0].id, p[0].normal_impulse),
-            (0x0102 + i as u32, 1.5 + i as f32)
+            (0x0102 + i as u16, 1.5 + i as f32)
         );
         assert_eq!(c.shape_a(), before.shape_a());
         assert_eq!(c.shape_b(), before.shape_b());
     }
     assert_eq!(export::scene_file(&restored, &meta()), file);
+    // A feature id past sixteen bits (none the narrow phase makes) is refused by name.
+    let state = file.state.as_mut().unwrap();
+    state.contacts[0].points[0].id = 0x1_0000;
+    let text = export::to_text(&file).unwrap();
+    match scene::load_str(&text, "contacts.ron") {
+        Ok(_) => panic!("a feature id of 65536 loaded"),
+        Err(e) => {
+            let e = e.to_string();
+            assert!(e.contains("points[0].id") && e.contains("65536"), "{e}");
+        }
+    }
 }
 
 /// `files::write_atomic` is the testbed's (its temporary files come from `tempfile`).

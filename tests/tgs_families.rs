@@ -29,9 +29,9 @@ fn sticky_stack() -> (World, Vec<BodyHandle>) {
 /// The friction anchors of every touching contact, by contact order.
 fn anchors(world: &World) -> Vec<(BodyHandle, BodyHandle, contact_sticky::StickyAnchors)> {
     world
-        .contacts()
-        .filter(|c| c.is_touching())
-        .map(|c| (c.body_a(), c.body_b(), *c.sticky_anchors()))
+        .contacts_with_sticky_anchors()
+        .filter(|(c, _)| c.is_touching())
+        .map(|(c, s)| (c.body_a(), c.body_b(), *s))
         .collect()
 }
 
@@ -60,6 +60,41 @@ fn tgs_sticky_keeps_its_friction_anchors_across_steps() {
         shift < 0.05 && drop.abs() < 0.05,
         "TGS-Sticky stack of 10 after 10 s: top shifted {shift:.4} m, dropped {drop:.4} m"
     );
+}
+
+/// The anchors live beside the contacts (`StickyStore`), index for index: when the dead
+/// contacts of destroyed bodies are dropped from the array, each surviving contact keeps its
+/// own anchors (each box's anchors on the ground differ), then and a step later.
+#[test]
+fn tgs_sticky_anchors_follow_their_contacts_through_a_compaction() {
+    let mut world = World::new(sticky_settings());
+    ground(&mut world, 0.6);
+    let boxes: Vec<BodyHandle> = (0..12)
+        .map(|i| {
+            let x = -11.0 + 2.0 * i as f32;
+            dynamic_box(&mut world, Vec2::new(x, 0.5), Vec2::splat(0.5), 1.0, 0.6)
+        })
+        .collect();
+    run(&mut world, 1.0);
+    let before = anchors(&world);
+    assert_eq!(before.len(), 12, "one touching contact a box");
+    for (a, b, s) in &before {
+        assert!(s.persisted && s.count == 2, "{a:?}-{b:?}: {s:?}");
+    }
+    // Eight of the twelve contacts die: over half, so the array is compacted at once.
+    let gone = [0, 2, 3, 5, 6, 7, 9, 10].map(|i| boxes[i]);
+    for &b in &gone {
+        world.destroy_body(b).unwrap();
+    }
+    let kept: Vec<_> = before
+        .iter()
+        .filter(|(a, b, _)| !gone.contains(a) && !gone.contains(b))
+        .copied()
+        .collect();
+    assert_eq!(kept.len(), 4);
+    assert_eq!(anchors(&world), kept, "anchors after the compaction");
+    world.step(DT);
+    assert_eq!(anchors(&world), kept, "anchors a step after the compaction");
 }
 
 /// A box sliding on the ground reaches its friction bound every step, so its anchors are

@@ -23,7 +23,7 @@ use super::settings::{
     MAX_SPECULATIVE_DISTANCE, SPECULATIVE_DISTANCE,
 };
 use super::shape::Shape;
-use super::solver::contact_sticky::StickyAnchors;
+use super::solver::contact_sticky::{StickyAnchors, StickyStore};
 use super::threads::{DisjointMut, Padded, Threads};
 use super::world::StepStats;
 use super::{BodyHandle, ShapeHandle};
@@ -57,42 +57,62 @@ pub fn mix_restitution(restitution_a: f32, restitution_b: f32) -> f32 {
 /// step in which the two bodies hardly moved relative to each other can reuse the manifold
 /// instead of recomputing it (Box2D v3's contact recycling; see
 /// `ContactSet::update_manifolds`). Only the soft step recycles, and only manifolds with
-/// points.
+/// points. In this order (`repr(C)`): the flag and the anchors, which the solver's
+/// prepare reads, first (`Contact`'s layout).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct ManifoldCache {
     /// False until the kernel fills it, and whenever the manifold has no point.
     pub valid: bool,
+    /// Per point: the point relative to A's and to B's centre of mass then (world axes).
+    pub anchor_a: [Vec2; 2],
+    pub anchor_b: [Vec2; 2],
+    /// Per point: the separation then.
+    pub base_separation: [f32; 2],
     /// The bodies' rotations then: the manifold's normal is in world space, so it is reused
     /// only while neither body has turned much.
     pub rotation_a: Rot,
     pub rotation_b: Rot,
     /// B's origin frame in A's then (`xf_a^-1 * xf_b`).
     pub relative: Transform,
-    /// Per point: the point relative to A's and to B's centre of mass then (world axes).
-    pub anchor_a: [Vec2; 2],
-    pub anchor_b: [Vec2; 2],
-    /// Per point: the separation then.
-    pub base_separation: [f32; 2],
 }
 
 /// A pair of shapes whose fat boxes overlap, and its manifold from the last step.
+///
+/// Three cache lines exactly, in this order (`repr(C)`, 64-byte aligned; checked below):
+/// the manifold's points and normal (the line the solver's store writes: the impulses);
+/// the point count, friction, restitution and the cache's flag and anchors (with the first
+/// line, all the soft step's prepare reads); the rest of the cache, the flags, the bodies
+/// and shapes (the narrow phase's). At 216 bytes, unaligned, a contact spanned four or five
+/// lines and the store wrote two of them. The pair key is the shapes' (`key`); TGS-Sticky's
+/// anchors live beside the contacts (`ContactSet::sticky`).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Contact {
-    pub(crate) shape_a: ShapeHandle,
-    pub(crate) shape_b: ShapeHandle,
-    pub(crate) body_a: BodyHandle,
-    pub(crate) body_b: BodyHandle,
     pub(crate) manifold: Manifold,
     pub(crate) friction: f32,
     pub(crate) restitution: f32,
-    pub(crate) key: u64,
     pub(crate) cache: ManifoldCache,
     /// The last collide reused the manifold instead of running the kernel (soft step).
     pub(crate) recycled: bool,
-    /// TGS-Sticky's friction anchors, kept across steps (`None`: none, the default; out of
-    /// line so that the contacts every other solver streams through stay small).
-    pub(crate) sticky: Option<Box<StickyAnchors>>,
+    /// The pair was removed (`is_dead`).
+    pub(crate) dead: bool,
+    pub(crate) body_a: BodyHandle,
+    pub(crate) body_b: BodyHandle,
+    pub(crate) shape_a: ShapeHandle,
+    pub(crate) shape_b: ShapeHandle,
 }
+
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<Contact>() == 192);
+    // The store's line: both points' impulses and the normal.
+    assert!(size_of::<[ManifoldPoint; 2]>() + size_of::<Vec2>() == 64);
+    assert!(offset_of!(Contact, manifold) == 0);
+    assert!(offset_of!(Manifold, normal) == 56);
+    // The prepare's second line: the count, coefficients, cache flag and anchors.
+    assert!(offset_of!(Contact, cache) + offset_of!(ManifoldCache, anchor_b) + 16 <= 128);
+};
 
 impl Contact {
     pub fn shape_a(&self) -> ShapeHandle {
@@ -251,7 +271,12 @@ impl Contact {
 
     /// Dead: the pair was removed; it waits in the array for `ContactSet::compact`.
     pub(crate) fn is_dead(&self) -> bool {
-        self.key == DEAD_KEY
+        self.dead
+    }
+
+    /// The pair's key in `ContactSet::pair_keys`.
+    pub(crate) fn key(&self) -> u64 {
+        pair_key(self.shape_a.index(), self.shape_b.index())
     }
 
     /// Mark dead: no points (so no reader takes it for touching) and a zero normal (so the
@@ -259,7 +284,7 @@ impl Contact {
     /// written: on a scene where thousands of pairs part each step, the rest of the
     /// contact is not worth a store before the compaction drops it.
     fn kill(&mut self) {
-        self.key = DEAD_KEY;
+        self.dead = true;
         self.manifold.count = 0;
         self.manifold.normal = Vec2::ZERO;
         self.cache.valid = false;
@@ -297,11 +322,11 @@ impl Contact {
 /// steps in creation order (the solver order), with the set of their pair keys.
 ///
 /// A pair whose fat boxes part is not taken out of `contacts` at once: it is marked dead
-/// (`Contact::is_dead`: key `DEAD_KEY`, no manifold points, its pair key gone from
+/// (`Contact::is_dead`: its flag set, no manifold points, its pair key gone from
 /// `pair_keys`) and stays in place until dead contacts make up `1 / COMPACT_EVERY` of the
 /// array (`1 / COMPACT_WHEN_FULL` when the new contacts would not fit the array's capacity
 /// beside them), when one pass (`compact`) drops them all. Removing them every step moved
-/// the whole array behind the first removal, every step (the contacts are over 200 bytes);
+/// the whole array behind the first removal, every step (the contacts are 192 bytes);
 /// so did compacting at an eighth dead on a scene where a sixth of the pairs part every
 /// step (the spinner: 1.2 ms a step of its 21, against 0.3 at a half). The capacity rule
 /// keeps the waiting dead from growing the array: it grows only while they are under an
@@ -322,8 +347,11 @@ pub(crate) struct ContactSet {
     outcomes: Vec<ContactUpdate>,
     /// The body slots of each contact (`DEAD_SLOTS` for a dead one), always in step with
     /// `contacts`: removing a body's contacts scans these 8 bytes a contact, not the
-    /// 216-byte contacts.
+    /// 192-byte contacts.
     body_slots: Vec<[u32; 2]>,
+    /// TGS-Sticky's anchors of each contact (empty until a contact has some), in step with
+    /// `contacts` as `body_slots` is.
+    pub(crate) sticky: StickyStore,
     /// Scratch of `update_manifolds`: the keys of the pairs that parted this step.
     parted: Vec<u64>,
     /// Scratch of `touching_bodies`: per body slot, whether a contact of the body has
@@ -403,9 +431,6 @@ impl RecycledChecks<'_> {
 /// `ContactUpdate::slots` of a contact without manifold points.
 pub(crate) const NOT_TOUCHING: [u32; 2] = [u32::MAX; 2];
 
-/// The key of a dead contact (no pair of shape slots has it).
-const DEAD_KEY: u64 = u64::MAX;
-
 /// Dead contacts are dropped once they are this fraction (1 / `COMPACT_EVERY`) of the array,
 /// or this one (1 / `COMPACT_WHEN_FULL`) when the new contacts would not fit beside them.
 const COMPACT_EVERY: usize = 2;
@@ -436,6 +461,18 @@ impl ContactSet {
         self.contacts.iter().filter(|c| !c.is_dead())
     }
 
+    /// The live contacts, in order, each with its TGS-Sticky anchors.
+    pub(crate) fn live_with_sticky(
+        &self,
+    ) -> impl Iterator<Item = (&Contact, &StickyAnchors)> + Clone + '_ {
+        let live = self
+            .contacts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_dead());
+        live.map(|(i, c)| (c, self.sticky.get(i)))
+    }
+
     /// The live contacts, in order.
     pub(crate) fn live_mut(&mut self) -> impl Iterator<Item = &mut Contact> + '_ {
         self.contacts.iter_mut().filter(|c| !c.is_dead())
@@ -461,6 +498,8 @@ impl ContactSet {
         // (when in step) are moved down beside them.
         let outcomes = &mut self.outcomes;
         let fresh = outcomes.len() == self.contacts.len();
+        let contacts = &self.contacts;
+        self.sticky.retain(|i| !contacts[i].is_dead());
         let (mut read, mut write) = (0, 0);
         self.contacts.retain(|c| {
             let keep = !c.is_dead();
@@ -486,7 +525,7 @@ impl ContactSet {
     /// for the others) as the last `update_manifolds` left them: `None` when the contacts
     /// were added or removed since (the solver then reads the contacts).
     pub(crate) fn with_touching_slots(&mut self) -> (&mut [Contact], Option<&[ContactUpdate]>) {
-        let (contacts, touching, _) = self.for_solver();
+        let ((contacts, _), touching, _) = self.for_solver();
         (contacts, touching)
     }
 
@@ -494,24 +533,29 @@ impl ContactSet {
     /// it recycled (none when it was not asked to: `update_manifolds`' `checks`).
     pub(crate) fn for_solver(
         &mut self,
-    ) -> (&mut [Contact], Option<&[ContactUpdate]>, RecycledChecks<'_>) {
+    ) -> (
+        (&mut [Contact], &mut StickyStore),
+        Option<&[ContactUpdate]>,
+        RecycledChecks<'_>,
+    ) {
         let fresh = self.outcomes.len() == self.contacts.len();
         let checks = RecycledChecks {
             checks: &self.recycled_checks,
             phase: self.narrow_phases,
         };
         (
-            &mut self.contacts,
+            (&mut self.contacts, &mut self.sticky),
             fresh.then_some(&self.outcomes[..]),
             checks,
         )
     }
 
-    /// Add a restored contact (`World::restore_contact`).
-    pub(crate) fn push_restored(&mut self, contact: Contact) {
+    /// Add a restored contact (`World::restore_contact`) with its TGS-Sticky anchors.
+    pub(crate) fn push_restored(&mut self, contact: Contact, sticky: Option<Box<StickyAnchors>>) {
         self.outcomes.clear();
         self.generation = self.generation.wrapping_add(1);
-        self.pair_keys.insert(contact.key);
+        self.pair_keys.insert(contact.key());
+        self.sticky.push(self.contacts.len(), sticky);
         self.body_slots
             .push([contact.body_a.index() as u32, contact.body_b.index() as u32]);
         self.contacts.push(contact);
@@ -698,7 +742,7 @@ impl ContactSet {
         let body = body as u32;
         for (slots, c) in self.body_slots.iter_mut().zip(&mut self.contacts) {
             if (slots[0] == body || slots[1] == body) && pred(c) {
-                self.pair_keys.remove(&c.key);
+                self.pair_keys.remove(&c.key());
                 c.kill();
                 *slots = DEAD_SLOTS;
                 self.dead += 1;
@@ -792,6 +836,7 @@ impl ContactSet {
         self.pair_keys.insert(key);
         self.body_slots
             .push([shape_a.body.index() as u32, shape_b.body.index() as u32]);
+        self.sticky.push(self.contacts.len(), None);
         self.contacts.push(Contact {
             shape_a: shape_a.handle,
             shape_b: shape_b.handle,
@@ -800,10 +845,9 @@ impl ContactSet {
             manifold: Manifold::EMPTY,
             friction: mix_friction(shape_a.friction, shape_b.friction),
             restitution: mix_restitution(shape_a.restitution, shape_b.restitution),
-            key,
             cache: ManifoldCache::default(),
             recycled: false,
-            sticky: None,
+            dead: false,
         });
     }
 
@@ -1009,10 +1053,9 @@ mod tests {
             manifold: old,
             friction: 0.6,
             restitution: 0.0,
-            key: pair_key(0, 1),
             cache: ManifoldCache::default(),
             recycled: false,
-            sticky: None,
+            dead: false,
         };
         let mut fresh = Manifold::EMPTY;
         fresh.push(Vec2::X, -0.02, 9);
@@ -1049,10 +1092,9 @@ mod tests {
             manifold: Manifold::EMPTY,
             friction: 0.6,
             restitution: 0.0,
-            key: pair_key(0, 1),
             cache: ManifoldCache::default(),
             recycled: false,
-            sticky: None,
+            dead: false,
         };
         let xf_b = at(0.0, 0.49, 0.0);
         contact.update_manifold(collide(&ground, &xf_a, &block, &xf_b, 0.02));
@@ -1259,7 +1301,7 @@ mod tests {
             assert_eq!(a.contacts().count(), a.contact_count(), "step {step}");
             assert_eq!(a.stats().pairs, a.contact_count(), "step {step}");
             assert!(a.contacts().all(|c| !c.is_dead()));
-            let keys = |w: &World| w.contacts().map(|c| c.key).collect::<Vec<_>>();
+            let keys = |w: &World| w.contacts().map(|c| c.key()).collect::<Vec<_>>();
             assert_eq!(keys(&a), keys(&b), "step {step}");
             assert_eq!(a.contact_point_reports(), b_reports, "step {step}");
             check(&a);

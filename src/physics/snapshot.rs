@@ -195,12 +195,12 @@ impl World {
             manifold,
             friction: mix_friction(sa.friction, sb.friction),
             restitution: mix_restitution(sa.restitution, sb.restitution),
-            key,
             cache,
             recycled: false,
-            sticky: (sticky != StickyAnchors::default()).then(|| Box::new(sticky)),
+            dead: false,
         };
-        self.contacts.push_restored(contact);
+        let sticky = (sticky != StickyAnchors::default()).then(|| Box::new(sticky));
+        self.contacts.push_restored(contact, sticky);
         Ok(())
     }
 

@@ -20,6 +20,7 @@ use super::limits;
 use super::math::{Aabb, Vec2};
 use super::settings::{SolverKind, SolverSettings};
 use super::shape::{Shape, ShapeDef};
+use super::solver::contact_sticky::StickyAnchors;
 use super::solver::step::{HaltPoint, StepProgress, StepSolver, StepWorld};
 use super::solver::{
     classic, jacobi, pgs_ngs, pgs_ngs_block, pgs_soft, soft_step, tgs_ngs, tgs_soft, tgs_sticky,
@@ -228,6 +229,14 @@ impl World {
     /// Every shape pair whose fat boxes overlap, in solver order.
     pub fn contacts(&self) -> impl Iterator<Item = &Contact> + Clone + '_ {
         self.contacts.live()
+    }
+
+    /// The contacts as `contacts` gives them, each with its TGS-Sticky friction anchors
+    /// (none but under that solver).
+    pub fn contacts_with_sticky_anchors(
+        &self,
+    ) -> impl Iterator<Item = (&Contact, &StickyAnchors)> + Clone + '_ {
+        self.contacts.live_with_sticky()
     }
 
     /// How many shape pairs have overlapping fat boxes (`contacts().count()`).
@@ -929,12 +938,13 @@ impl World {
     /// The solver, what of the world its stages touch, and the stats it adds its times to.
     fn solver_parts(&mut self) -> (&mut StepSolver, StepWorld<'_>, &mut StepStats) {
         let contacts_generation = self.contacts.generation();
-        let (contacts, touching, recycled) = self.contacts.for_solver();
+        let ((contacts, sticky), touching, recycled) = self.contacts.for_solver();
         let world = StepWorld {
             settings: &self.settings,
             bodies: &mut self.bodies,
             joints: &mut self.joints,
             contacts,
+            sticky,
             touching,
             recycled,
             contacts_generation,

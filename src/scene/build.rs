@@ -12,7 +12,7 @@ use super::format::{
 };
 use super::generators::{self, GeneratedJoint};
 use super::Scene;
-use crate::physics::collision::{Manifold, ManifoldPoint};
+use crate::physics::collision::{FeatureId, Manifold, ManifoldPoint};
 use crate::physics::contact::ManifoldCache;
 use crate::physics::joint::check_threshold;
 use crate::physics::joint::JointDefKind;
@@ -963,6 +963,7 @@ fn check_state(
         unit_or_zero(&mut e, "normal", c.normal, touching);
         for (k, p) in c.points.iter().enumerate() {
             let field = |name: &str| format!("points[{k}].{name}");
+            feature(&mut e, &field("id"), p.id);
             state_vec(&mut e, &field("point"), p.point, &limits::SAVED_STATE);
             state_number(
                 &mut e,
@@ -1034,6 +1035,9 @@ fn check_state(
                     s.anchor_a.len(),
                     s.anchor_b.len()
                 ));
+            }
+            for (k, &id) in s.ids.iter().enumerate() {
+                feature(&mut e, &format!("sticky.ids[{k}]"), id);
             }
             unit_or_zero(&mut e, "sticky.normal_a", s.normal_a, true);
             unit_or_zero(&mut e, "sticky.normal_b", s.normal_b, true);
@@ -1114,6 +1118,24 @@ fn state_vec(errors: &mut Vec<String>, field: &str, v: Vec2, range: &limits::Ran
     state_number(errors, field, v.x, range);
     if errors.len() == before {
         state_number(errors, field, v.y, range);
+    }
+}
+
+/// A feature id as the file gives it (a `u32`) that fits a `FeatureId` (sixteen bits: eight
+/// a feature, what the narrow phase makes).
+fn restored_id(id: u32) -> Result<FeatureId, String> {
+    FeatureId::try_from(id).map_err(|_| {
+        format!(
+            "feature id {id} is past {}, the largest there is",
+            FeatureId::MAX
+        )
+    })
+}
+
+/// `restored_id`'s check, as an error of `field`.
+fn feature(errors: &mut Vec<String>, field: &str, id: u32) {
+    if let Err(e) = restored_id(id) {
+        errors.push(format!("{field}: {e}"));
     }
 }
 
@@ -1281,7 +1303,7 @@ fn restore_state(
             manifold.points[k] = ManifoldPoint {
                 point: p.point,
                 separation: p.separation,
-                id: p.id,
+                id: restored_id(p.id).map_err(|e| format!("contact #{i}: {e}"))?,
                 normal_impulse: p.normal_impulse,
                 tangent_impulse: p.tangent_impulse,
                 max_normal_impulse: p.max_normal_impulse,
@@ -1312,8 +1334,9 @@ fn restore_state(
             anchor_b: k.anchor_b,
             base_separation: k.base_separation,
         });
-        let sticky = c.sticky.as_ref().map_or(StickyAnchors::default(), |s| {
-            let mut anchors = StickyAnchors {
+        let mut sticky = StickyAnchors::default();
+        if let Some(s) = &c.sticky {
+            sticky = StickyAnchors {
                 persisted: true,
                 count: s
                     .ids
@@ -1325,13 +1348,12 @@ fn restore_state(
                 normal_b: s.normal_b,
                 ..StickyAnchors::default()
             };
-            for k in 0..anchors.count {
-                anchors.ids[k] = s.ids[k];
-                anchors.anchor_a[k] = s.anchor_a[k];
-                anchors.anchor_b[k] = s.anchor_b[k];
+            for k in 0..sticky.count {
+                sticky.ids[k] = restored_id(s.ids[k]).map_err(|e| format!("contact #{i}: {e}"))?;
+                sticky.anchor_a[k] = s.anchor_a[k];
+                sticky.anchor_b[k] = s.anchor_b[k];
             }
-            anchors
-        });
+        }
         world
             .restore_contact(shape_a, shape_b, manifold, cache, sticky)
             .map_err(|e| format!("contact #{i}: {e}"))?;

@@ -158,8 +158,8 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
         }
     }
     let contacts = world
-        .contacts()
-        .filter_map(|c| {
+        .contacts_with_sticky_anchors()
+        .filter_map(|(c, sticky)| {
             let shape_a = *shape_id.get(&c.shape_a().index())?;
             let shape_b = *shape_id.get(&c.shape_b().index())?;
             let m = c.manifold();
@@ -173,7 +173,7 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
                     .map(|p| ManifoldPointFile {
                         point: p.point,
                         separation: p.separation,
-                        id: p.id,
+                        id: p.id.into(),
                         normal_impulse: p.normal_impulse,
                         tangent_impulse: p.tangent_impulse,
                         max_normal_impulse: p.max_normal_impulse,
@@ -191,10 +191,10 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
                         base_separation: k.base_separation,
                     }
                 }),
-                sticky: c.sticky_anchors().persisted.then(|| {
-                    let s = c.sticky_anchors();
+                sticky: sticky.persisted.then(|| {
+                    let s = sticky;
                     StickyAnchorsFile {
-                        ids: s.ids[..s.count].to_vec(),
+                        ids: s.ids[..s.count].iter().map(|&id| id.into()).collect(),
                         anchor_a: s.anchor_a[..s.count].to_vec(),
                         anchor_b: s.anchor_b[..s.count].to_vec(),
                         normal_a: s.normal_a,

@@ -3,7 +3,7 @@
 //! Sign convention: normal from A to B; `separation = distance - radius_a - radius_b`
 //! (negative: overlap); the point is midway between the two surfaces along the normal.
 
-use super::manifold::{feature_id, Manifold};
+use super::manifold::{feature_id, FeatureId, Manifold};
 use crate::physics::math::{cross_sv, Transform, Vec2};
 use crate::physics::shape::{Capsule, Circle, Polygon, Segment};
 
@@ -19,7 +19,7 @@ fn make_point_manifold(
     radius_b: f32,
     normal: Vec2,
     distance: f32,
-    id: u32,
+    id: FeatureId,
 ) -> Manifold {
     let mut manifold = Manifold::EMPTY;
     manifold.normal = normal;

@@ -8,13 +8,14 @@ use crate::physics::math::Vec2;
 
 /// Feature id of a contact point: which features (vertex, edge) of A and B made it. The same
 /// pair of features in the next step gives the same id, so the solver can carry the point's
-/// impulses over (warm starting). Ids of the points of one manifold differ.
-pub type FeatureId = u32;
+/// impulses over (warm starting). Ids of the points of one manifold differ. Sixteen bits,
+/// eight a feature: two points and the normal fill one cache line (`Contact`'s layout).
+pub type FeatureId = u16;
 
 /// Make a feature id from the features of A and B (each below 256).
 #[inline]
 pub fn feature_id(feature_a: usize, feature_b: usize) -> FeatureId {
-    ((feature_a as u32 & 0xff) << 8) | (feature_b as u32 & 0xff)
+    ((feature_a as u16 & 0xff) << 8) | (feature_b as u16 & 0xff)
 }
 
 /// One contact point.
@@ -35,11 +36,13 @@ pub struct ManifoldPoint {
     pub persisted: bool,
 }
 
-/// Up to two contact points sharing one normal.
+/// Up to two contact points sharing one normal. In this order (`repr(C)`): the points and
+/// the normal are the first 64 bytes (`Contact`'s layout).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct Manifold {
-    pub normal: Vec2,
     pub points: [ManifoldPoint; 2],
+    pub normal: Vec2,
     pub count: usize,
 }
 

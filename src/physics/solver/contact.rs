@@ -172,11 +172,12 @@ impl ContactSolver {
             }
         };
         // The contact and both solver bodies of constraint `k`, asked for before `prepare(k)`.
-        // Each exactly: the contact's lines (the manifold, the arms' cache and the
-        // coefficients span it) and each body's one or two.
+        // Each exactly: the contact's first two lines (`Contact`'s layout: the manifold,
+        // which ends in the second, beside the coefficients and the cache's anchors) and
+        // each body's one or two.
         let prefetch = |k: usize| {
             let (a, b) = active_pairs[k];
-            prefetch_whole(&contacts[active[k] as usize]);
+            prefetch_whole(&contacts[active[k] as usize].manifold);
             prefetch_whole(&solver_bodies[a as usize]);
             prefetch_whole(&solver_bodies[b as usize]);
         };

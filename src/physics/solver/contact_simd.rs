@@ -1627,11 +1627,11 @@ where
             if let Some(next) = run.get(i + 1) {
                 for &k in next.contacts.as_ref() {
                     if k != u32::MAX {
-                        // The store reads and writes the manifold alone: its two or three
-                        // lines, not the contact's first three.
+                        // The store writes the points' impulses alone: the contact's first
+                        // line (`Contact`'s layout).
                         let contact = contacts.ptr(k as usize);
                         // SAFETY: `ptr` checked the index; only the address is taken.
-                        prefetch_whole(unsafe { std::ptr::addr_of!((*contact).manifold) });
+                        prefetch_whole(unsafe { std::ptr::addr_of!((*contact).manifold.points) });
                     }
                 }
             }
@@ -1877,7 +1877,7 @@ mod tests {
     #[test]
     fn batch_store_is_the_lane_store() {
         use crate::physics::collision::Manifold;
-        use crate::physics::contact::{pair_key, ManifoldCache};
+        use crate::physics::contact::ManifoldCache;
         use crate::physics::{BodyHandle, ShapeHandle};
         let ctx = soft_context();
         let mut rng = Rng(0x5eed_0bad);
@@ -1918,7 +1918,7 @@ mod tests {
                     } else {
                         rng.range(-0.05, 0.01)
                     };
-                    manifold.push(point, separation, i as u32);
+                    manifold.push(point, separation, i as u16);
                 }
                 Contact {
                     shape_a: ShapeHandle::new(2 * k as u32, 0),
@@ -1928,10 +1928,9 @@ mod tests {
                     manifold,
                     friction: c.friction,
                     restitution: 0.0,
-                    key: pair_key(2 * k, 2 * k + 1),
                     cache: ManifoldCache::default(),
                     recycled: false,
-                    sticky: None,
+                    dead: false,
                 }
             })
             .collect();

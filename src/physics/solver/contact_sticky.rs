@@ -2,8 +2,8 @@
 //! families, `contact_kernels.rs`) and friction as a position constraint on friction anchors
 //! that persist across steps.
 //!
-//! Each contact keeps its friction anchors in `StickyAnchors` (on the `Contact`, like the
-//! warm-start impulses on its manifold points): per point, an anchor on A and one on B in
+//! Each contact keeps its friction anchors in `StickyAnchors` (in `StickyStore`, beside the
+//! contacts, as its warm-start impulses are on its manifold points): per point, an anchor on A and one on B in
 //! the bodies' local frames, matched to the manifold's points by feature id. At prepare
 //! (once per step) the stored anchors are confirmed when
 //!
@@ -59,19 +59,67 @@ pub struct StickyAnchors {
     pub normal_b: Vec2,
 }
 
-impl Contact {
-    /// TGS-Sticky's friction anchors (see `StickyAnchors`).
-    pub fn sticky_anchors(&self) -> &StickyAnchors {
-        const NONE: StickyAnchors = StickyAnchors {
-            persisted: false,
-            count: 0,
-            ids: [0; 2],
-            anchor_a: [Vec2::ZERO; 2],
-            anchor_b: [Vec2::ZERO; 2],
-            normal_a: Vec2::ZERO,
-            normal_b: Vec2::ZERO,
-        };
-        self.sticky.as_deref().unwrap_or(&NONE)
+/// No anchors (what a contact without stored anchors reads).
+const NONE: StickyAnchors = StickyAnchors {
+    persisted: false,
+    count: 0,
+    ids: [0; 2],
+    anchor_a: [Vec2::ZERO; 2],
+    anchor_b: [Vec2::ZERO; 2],
+    normal_a: Vec2::ZERO,
+    normal_b: Vec2::ZERO,
+};
+
+/// TGS-Sticky's anchors of each contact, index for index with `ContactSet::contacts`
+/// (kept out of the contact, which the other solvers stream through): empty until the
+/// sticky solver or a restore gives a contact anchors, so the other solvers pay nothing;
+/// from then on exactly as long as the contacts (`ContactSet` pushes and compacts both).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StickyStore {
+    anchors: Vec<Option<Box<StickyAnchors>>>,
+}
+
+impl StickyStore {
+    /// Contact `i`'s anchors (`NONE` when it has none).
+    pub(crate) fn get(&self, i: usize) -> &StickyAnchors {
+        self.anchors
+            .get(i)
+            .and_then(|s| s.as_deref())
+            .unwrap_or(&NONE)
+    }
+
+    /// Contact `i`'s anchors to change, made (default) when it has none; `len`: how many
+    /// contacts there are.
+    pub(crate) fn get_or_insert(&mut self, i: usize, len: usize) -> &mut StickyAnchors {
+        if self.anchors.is_empty() {
+            self.anchors.resize_with(len, || None);
+        }
+        self.anchors[i].get_or_insert_with(Default::default)
+    }
+
+    /// Contact `i`'s anchors to change, when it has some.
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut StickyAnchors> {
+        self.anchors.get_mut(i)?.as_deref_mut()
+    }
+
+    /// A contact was added after the `len` there were, with `anchors`.
+    pub(crate) fn push(&mut self, len: usize, anchors: Option<Box<StickyAnchors>>) {
+        debug_assert!(self.anchors.is_empty() || self.anchors.len() == len);
+        if anchors.is_some() {
+            self.anchors.resize_with(len, || None);
+            self.anchors.push(anchors);
+        } else if !self.anchors.is_empty() {
+            self.anchors.push(None);
+        }
+    }
+
+    /// Keep the anchors of the contacts `keep` says, in order (`ContactSet::compact`).
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
+        let mut i = 0;
+        self.anchors.retain(|_| {
+            i += 1;
+            keep(i - 1)
+        });
     }
 }
 
@@ -101,14 +149,13 @@ fn mass_along(a: &SolverBody, b: &SolverBody, r_a: Vec2, r_b: Vec2, dir: Vec2) -
 /// order, and for each point its slot in the store, when they are confirmed (see the
 /// module docs).
 fn confirmed(
-    contact: &Contact,
+    (contact, s): (&Contact, &StickyAnchors),
     c: &ContactConstraint,
     body_a: &Body,
     body_b: &Body,
     a: &SolverBody,
     b: &SolverBody,
 ) -> Option<([StickyPoint; 2], [usize; 2])> {
-    let s = contact.sticky_anchors();
     if !s.persisted || s.count != c.count {
         return None;
     }
@@ -149,20 +196,20 @@ fn confirmed(
 /// the contacts' stored anchors when confirmed, else from the manifold points (then stored).
 pub(crate) fn prepare(
     constraints: &[ContactConstraint],
-    contacts: &mut [Contact],
+    (contacts, sticky): (&[Contact], &mut StickyStore),
     bodies: &Arena<Body>,
     solver_bodies: &[SolverBody],
     rows: &mut Vec<[StickyPoint; 2]>,
 ) {
     rows.clear();
     for c in constraints {
-        let contact = &mut contacts[c.contact];
+        let contact = &contacts[c.contact];
         let body_a = bodies.at(contact.body_a.index());
         let body_b = bodies.at(contact.body_b.index());
         let (a, b) = (&solver_bodies[c.index_a], &solver_bodies[c.index_b]);
-        let kept = confirmed(contact, c, body_a, body_b, a, b);
+        let kept = confirmed((contact, sticky.get(c.contact)), c, body_a, body_b, a, b);
         let (qa, qb) = (body_a.rotation(), body_b.rotation());
-        let s: &mut StickyAnchors = contact.sticky.get_or_insert_with(Default::default);
+        let s = sticky.get_or_insert(c.contact, contacts.len());
         let row = match kept {
             Some((row, slots)) => {
                 // The same anchors, in this manifold's point order.
@@ -205,7 +252,7 @@ pub(crate) fn prepare(
 pub(crate) fn solve(
     constraints: &mut [ContactConstraint],
     rows: &[[StickyPoint; 2]],
-    contacts: &mut [Contact],
+    sticky: &mut StickyStore,
     bodies: &mut [SolverBody],
     ctx: &StepContext,
     bias: AnchoredBias,
@@ -261,7 +308,7 @@ pub(crate) fn solve(
             apply(&mut a, &mut b, ra, rb, lambda * t);
         }
         if slipped {
-            if let Some(s) = &mut contacts[c.contact].sticky {
+            if let Some(s) = sticky.get_mut(c.contact) {
                 s.persisted = false;
             }
         }

@@ -53,7 +53,7 @@ impl StepSolver {
         }
         contact_sticky::prepare(
             &self.contacts.scalar,
-            world.contacts,
+            (world.contacts, world.sticky),
             world.bodies,
             &self.bodies,
             &mut self.sticky_rows,
@@ -75,7 +75,7 @@ impl StepSolver {
             contact_sticky::solve(
                 &mut s.contacts.scalar,
                 &s.sticky_rows,
-                world.contacts,
+                world.sticky,
                 &mut s.bodies,
                 ctx,
                 bias,

@@ -18,6 +18,7 @@
 use std::time::{Duration, Instant};
 
 use super::contact::{BiasMode, ContactSolver};
+use super::contact_sticky::StickyStore;
 use super::joints::JointSolver;
 use super::{SolverBody, StepContext};
 use crate::physics::body::{Body, BodyKind};
@@ -101,6 +102,8 @@ pub(crate) struct StepWorld<'a> {
     pub bodies: &'a mut Arena<Body>,
     pub joints: &'a mut Arena<Joint>,
     pub contacts: &'a mut [Contact],
+    /// TGS-Sticky's anchors of `contacts`.
+    pub sticky: &'a mut StickyStore,
     /// The body slots of each touching contact from this step's narrow phase, when they
     /// are in step with `contacts` (`ContactSet::with_touching_slots`).
     pub touching: Option<&'a [ContactUpdate]>,
