@@ -192,11 +192,11 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
                     }
                 }),
                 sticky: sticky.persisted.then(|| {
-                    let s = sticky;
+                    let (s, n) = (sticky, sticky.count);
                     StickyAnchorsFile {
-                        ids: s.ids[..s.count].iter().map(|&id| id.into()).collect(),
-                        anchor_a: s.anchor_a[..s.count].to_vec(),
-                        anchor_b: s.anchor_b[..s.count].to_vec(),
+                        ids: s.ids[..n].iter().map(|&id| id.into()).collect(),
+                        anchor_a: s.anchor_a[..n].to_vec(),
+                        anchor_b: s.anchor_b[..n].to_vec(),
                         normal_a: s.normal_a,
                         normal_b: s.normal_b,
                     }

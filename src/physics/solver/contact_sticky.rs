@@ -3,9 +3,9 @@
 //! that persist across steps.
 //!
 //! Each contact keeps its friction anchors in `StickyAnchors` (in `StickyStore`, beside the
-//! contacts, as its warm-start impulses are on its manifold points): per point, an anchor on A and one on B in
-//! the bodies' local frames, matched to the manifold's points by feature id. At prepare
-//! (once per step) the stored anchors are confirmed when
+//! contacts, as its warm-start impulses are on its manifold points): per point, an anchor
+//! on A and one on B in the bodies' local frames, matched to the manifold's points by
+//! feature id. At prepare (once per step) the stored anchors are confirmed when
 //!
 //! - the anchors were set by an earlier step and friction has not slipped since,
 //! - every point of the manifold matched a point of the previous step (`persisted`) whose
@@ -91,6 +91,7 @@ impl StickyStore {
     /// Contact `i`'s anchors to change, made (default) when it has none; `len`: how many
     /// contacts there are.
     pub(crate) fn get_or_insert(&mut self, i: usize, len: usize) -> &mut StickyAnchors {
+        debug_assert!(self.anchors.is_empty() || self.anchors.len() == len);
         if self.anchors.is_empty() {
             self.anchors.resize_with(len, || None);
         }
