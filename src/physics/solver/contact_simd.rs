@@ -616,16 +616,7 @@ impl<W: Wide> ContactBatch<W> {
             [hold(raw[0][0]), hold(raw[0][1]), hold(raw[0][2])],
             [hold(raw[1][0]), hold(raw[1][1]), hold(raw[1][2])],
         ];
-        let finite = [
-            raw[0][0]
-                .finite()
-                .and(raw[0][1].finite())
-                .and(raw[0][2].finite()),
-            raw[1][0]
-                .finite()
-                .and(raw[1][1].finite())
-                .and(raw[1][2].finite()),
-        ];
+        let finite = [p0.impulses_finite(), p1.impulses_finite()];
         for (l, &k) in self.contacts.as_ref().iter().enumerate() {
             if k == u32::MAX {
                 continue;
