@@ -476,7 +476,7 @@ impl<W: Wide> ContactBatch<W> {
     /// other lanes are left as they are.
     #[inline(always)]
     fn refresh_lanes(&mut self, marks: &RefreshMarks<W>) {
-        let (zero, one) = (W::ZERO, W::splat(1.0));
+        let zero = W::ZERO;
         let all = W::splat(f32::from_bits(u32::MAX));
         let on = marks.refreshed;
         // Only the live points' impulses count (a one-point lane's second is zeros). (No
@@ -498,7 +498,6 @@ impl<W: Wide> ContactBatch<W> {
             p.normal_impulse = W::select(on, normal, p.normal_impulse);
             p.tangent_impulse = W::select(on, tangent, p.tangent_impulse);
             p.adjusted_separation = W::select(on, self.separations[k], p.adjusted_separation);
-            p.tangent_mass = W::select(on, W::select(live, one, zero), p.tangent_mass);
             p.max_normal_impulse = W::select(on, zero, p.max_normal_impulse);
         }
         // `restitution != 0.0` in a refreshed lane (a NaN counts, as in `set_lane_common`).
@@ -534,10 +533,13 @@ impl<W: Wide> ContactBatch<W> {
     /// `refresh_lanes` for the lanes `marks` marks, then `finish_lanes`.
     #[inline(always)]
     fn refresh_and_finish(&mut self, bodies: &[SolverBody], marks: Option<&RefreshMarks<W>>) {
-        if let Some(marks) = marks {
-            self.refresh_lanes(marks);
+        match marks {
+            Some(marks) => {
+                self.refresh_lanes(marks);
+                self.finish_lanes(bodies, marks.refreshed, marks.live);
+            }
+            None => self.finish_lanes(bodies, W::ZERO, [W::ZERO; 2]),
         }
-        self.finish_lanes(bodies);
     }
 
     /// Prepare, second half, every lane at once (see `set_lane_inputs`), in the scalar
@@ -549,18 +551,61 @@ impl<W: Wide> ContactBatch<W> {
     /// adjusted_separation = separation - n . (r_b - r_a)
     /// ```
     /// (masses 0 where K is not positive; an unused point or empty lane keeps zeros).
+    ///
+    /// The lanes of `refreshed` (`refresh_lanes`; `live`: their live points) hold the
+    /// masses they were prepared with, from the same arms, normal and body masses: those are
+    /// computed again only when some other lane needs them, and give the same bits. The
+    /// relative velocities are read only by the restitution pass, which skips a batch
+    /// without restitution: there they are 0 and the bodies are not read.
     #[inline(always)]
-    fn finish_lanes(&mut self, bodies: &[SolverBody]) {
-        let a = gather::<W>(bodies, &self.index_a, false);
-        let b = gather::<W>(bodies, &self.index_b, false);
+    fn finish_lanes(&mut self, bodies: &[SolverBody], refreshed: W, live: [W; 2]) {
+        let n = self.normal;
+        let zero = W::ZERO;
+        // A lane with a contact that was not refreshed. (Loops, not closures: a closure
+        // would not be compiled with the AVX2 copy's target feature.)
+        let mut fresh = false;
+        for l in 0..W::LANES {
+            fresh |= self.contacts.as_ref()[l] != u32::MAX && lanes(&refreshed)[l].to_bits() == 0;
+        }
+        let live = [
+            W::select(refreshed, live[0], self.points[0].tangent_mass.gt(zero)),
+            W::select(refreshed, live[1], self.points[1].tangent_mass.gt(zero)),
+        ];
+        if fresh {
+            self.finish_masses(live);
+        }
+        if self.any_restitution {
+            let a = gather::<W>(bodies, &self.index_a, false);
+            let b = gather::<W>(bodies, &self.index_b, false);
+            for (p, live) in self.points.iter_mut().zip(live) {
+                let (r_a, r_b) = (p.r_a, p.r_b);
+                // dv = v_b + w_b x r_b - v_a - w_a x r_a, with w x r = (-w r.y, w r.x).
+                let dv_x = b.v.x + (-b.w) * r_b.y - a.v.x - (-a.w) * r_a.y;
+                let dv_y = b.v.y + b.w * r_b.x - a.v.y - a.w * r_a.x;
+                p.relative_velocity = W::select(live, n.x * dv_x + n.y * dv_y, zero);
+            }
+        } else {
+            for p in &mut self.points {
+                p.relative_velocity = zero;
+            }
+        }
+        for p in &mut self.points {
+            let (r_a, r_b) = (p.r_a, p.r_b);
+            let (d_x, d_y) = (r_b.x - r_a.x, r_b.y - r_a.y);
+            p.adjusted_separation -= n.x * d_x + n.y * d_y;
+        }
+    }
+
+    /// `finish_lanes`' normal and tangent masses, of every lane (`live`: its live points).
+    #[inline(always)]
+    fn finish_masses(&mut self, live: [W; 2]) {
         let n = self.normal;
         let t = Vec2W { x: n.y, y: -n.x };
         let (m_a, i_a) = (self.inv_mass_a, self.inv_inertia_a);
         let (m_b, i_b) = (self.inv_mass_b, self.inv_inertia_b);
         let (zero, one) = (W::ZERO, W::splat(1.0));
         let cross = |r: Vec2W<W>, v: Vec2W<W>| r.x * v.y - r.y * v.x;
-        for p in &mut self.points {
-            let live = p.tangent_mass.gt(zero);
+        for (p, live) in self.points.iter_mut().zip(live) {
             let (r_a, r_b) = (p.r_a, p.r_b);
             let (rn_a, rn_b) = (cross(r_a, n), cross(r_b, n));
             let k_normal = m_a + m_b + i_a * rn_a * rn_a + i_b * rn_b * rn_b;
@@ -568,12 +613,6 @@ impl<W: Wide> ContactBatch<W> {
             let k_tangent = m_a + m_b + i_a * rt_a * rt_a + i_b * rt_b * rt_b;
             p.normal_mass = W::select(live.and(k_normal.gt(zero)), one / k_normal, zero);
             p.tangent_mass = W::select(live.and(k_tangent.gt(zero)), one / k_tangent, zero);
-            // dv = v_b + w_b x r_b - v_a - w_a x r_a, with w x r = (-w r.y, w r.x).
-            let dv_x = b.v.x + (-b.w) * r_b.y - a.v.x - (-a.w) * r_a.y;
-            let dv_y = b.v.y + b.w * r_b.x - a.v.y - a.w * r_a.x;
-            p.relative_velocity = W::select(live, n.x * dv_x + n.y * dv_y, zero);
-            let (d_x, d_y) = (r_b.x - r_a.x, r_b.y - r_a.y);
-            p.adjusted_separation -= n.x * d_x + n.y * d_y;
         }
     }
 
@@ -1407,7 +1446,7 @@ where
                 let batch = unsafe { overflow.get(b) };
                 (lanes.prepare)(k as usize).write(batch, 0, bodies);
                 if S::INPUTS_ONLY {
-                    batch.finish_lanes(bodies);
+                    batch.refresh_and_finish(bodies, None);
                 }
             }
         }
