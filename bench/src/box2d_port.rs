@@ -38,8 +38,9 @@ pub struct Box2dSim {
     tuning: ConstraintTuning,
     /// Bodies created mid-run, by slot (rain's groups).
     spawned: Vec<Vec<BodyId>>,
-    /// Steps and the sum of Box2D's contact records after each, for `--counts`.
-    contact_records: (u64, u64),
+    /// Steps, and the sums after each of Box2D's contact records, of the constraints in
+    /// its graph's colours and of those in its overflow, for `--counts`.
+    contact_records: (u64, u64, u64, u64),
 }
 
 fn fail(e: boxdd::Error) -> BuildError {
@@ -239,7 +240,7 @@ pub fn build_with_workers(
         joints,
         tuning,
         spawned: Vec::new(),
-        contact_records: (0, 0),
+        contact_records: (0, 0, 0, 0),
     })
 }
 
@@ -255,13 +256,29 @@ impl Sim for Box2dSim {
         }
         if crate::PRINT_COUNTS.load(std::sync::atomic::Ordering::Relaxed) {
             self.contact_records.0 += 1;
-            self.contact_records.1 += self.pair_records() as u64;
+            if let Ok(c) = self.world.counters() {
+                let counts = c.color_counts.map(|n| n.max(0) as u64);
+                // The last colour is Box2D's overflow (`B2_OVERFLOW_INDEX`).
+                let (colored, overflow) = counts.split_at(counts.len() - 1);
+                self.contact_records.1 += c.contact_count.max(0) as u64;
+                self.contact_records.2 += colored.iter().sum::<u64>();
+                self.contact_records.3 += overflow[0];
+            }
         }
     }
 
     fn work_counts(&self) -> Option<String> {
-        let (steps, sum) = self.contact_records;
-        (steps > 0).then(|| format!("per step: {:.0} pairs", sum as f64 / steps as f64))
+        let (steps, pairs, colored, overflow) = self.contact_records;
+        let per = |sum: u64| sum as f64 / steps as f64;
+        (steps > 0).then(|| {
+            format!(
+                "per step: {:.0} pairs, {:.0} constraints in colours, {:.1} in overflow \
+                 (contacts and joints)",
+                per(pairs),
+                per(colored),
+                per(overflow)
+            )
+        })
     }
 
     fn profile(&self) -> Option<crate::StageTimes> {
