@@ -93,8 +93,11 @@ pub(crate) struct Halt {
 /// team costs more). Each body is integrated alone, so the split changes no result. A body
 /// costs about 7 ns a stage and waking the spinning team about a microsecond: at 1024 a
 /// thread the large pyramid's 5,051 bodies split (its two integrations at 2 threads took
-/// 0.50 to 0.71 of the time they took at 4096).
-const MIN_BODIES_PER_THREAD: usize = 1024;
+/// 0.50 to 0.71 of the time they took at 4096); at 512 the tumbler's 2,027 split too (its
+/// integration of positions at 2 threads: 0.034 to 0.019 ms a step, min of 7 runs; its
+/// one-thread copy was the slower: the solve left half the bodies in the other core's
+/// cache).
+const MIN_BODIES_PER_THREAD: usize = 512;
 
 /// What of the world the solver stages read and write.
 pub(crate) struct StepWorld<'a> {
