@@ -159,8 +159,6 @@ pub struct Body {
     pub(crate) island: u32,
     /// Largest distance from the centre of mass to any point of its shapes, metres.
     pub(crate) extent: f32,
-    /// Index in the solver body array for the current step (0: the shared static body).
-    pub(crate) solver_index: usize,
 
     pub(crate) shapes: Vec<ShapeHandle>,
     pub(crate) joints: Vec<JointHandle>,
@@ -199,7 +197,6 @@ impl Body {
             sleep_time: 0.0,
             island: u32::MAX,
             extent: 0.0,
-            solver_index: 0,
             shapes: Vec::new(),
             joints: Vec::new(),
         }

@@ -92,7 +92,6 @@ impl Islands {
             b.sleep_time = 0.0;
             b.linear_velocity = Vec2::ZERO;
             b.angular_velocity = 0.0;
-            b.solver_index = 0;
             let id = self.next_island;
             self.next_island = self.next_island.wrapping_add(1);
             b.island = id;
@@ -135,7 +134,6 @@ impl Islands {
             let id = island.unwrap_or(self.next_island);
             b.awake = false;
             b.island = id;
-            b.solver_index = 0;
             self.awake.retain(|&i| i != index);
             self.sleeping.entry(id).or_default().push(index);
             self.next_island = self.next_island.max(id.wrapping_add(1));
@@ -144,11 +142,14 @@ impl Islands {
 
     /// Islands of still bodies fall asleep together (union-find over touching contacts and
     /// joints between awake non-static bodies).
+    ///
+    /// `solver_index`: the step's solver index of each body slot (0 when not awake), as
+    /// the step's solver bodies were built.
     pub(crate) fn update_sleep(
         &mut self,
         bodies: &mut Arena<Body>,
-        contacts: &[Contact],
-        joints: &Arena<Joint>,
+        (contacts, joints): (&[Contact], &Arena<Joint>),
+        solver_index: &[u32],
         settings: &SolverSettings,
         dt: f32,
     ) {
@@ -156,7 +157,7 @@ impl Islands {
             return;
         }
         self.update_sleep_timers(bodies, settings, dt);
-        self.link_islands(bodies, contacts, joints);
+        self.link_islands(bodies, contacts, joints, solver_index);
         let n = self.awake.len();
         self.min_sleep.clear();
         self.min_sleep.resize(n, f32::MAX);
@@ -184,7 +185,6 @@ impl Islands {
             b.island = id;
             b.linear_velocity = Vec2::ZERO;
             b.angular_velocity = 0.0;
-            b.solver_index = 0;
             self.sleeping.entry(id).or_default().push(index);
             asleep_any = true;
         }
@@ -210,15 +210,18 @@ impl Islands {
         }
     }
 
-    /// Union-find over local indices (solver_index - 1): touching contacts between two
-    /// dynamic bodies and joints between two non-static bodies link them. A moving
+    /// Union-find over local indices (the solver index - 1, from `solver_index`: the
+    /// step's solver index of each body slot, 0 when not awake): touching contacts between
+    /// two dynamic bodies and joints between two non-static bodies link them. A moving
     /// kinematic body keeps what it touches awake.
     fn link_islands(
         &mut self,
         bodies: &mut Arena<Body>,
         contacts: &[Contact],
         joints: &Arena<Joint>,
+        solver_index: &[u32],
     ) {
+        let local = |h: BodyHandle| solver_index[h.index()] as usize - 1;
         let n = self.awake.len();
         self.parent.clear();
         self.parent.extend(0..n as u32);
@@ -232,11 +235,9 @@ impl Islands {
                 continue;
             }
             match (body_a.kind, body_b.kind) {
-                (BodyKind::Dynamic, BodyKind::Dynamic) => link(
-                    &mut self.parent,
-                    body_a.solver_index - 1,
-                    body_b.solver_index - 1,
-                ),
+                (BodyKind::Dynamic, BodyKind::Dynamic) => {
+                    link(&mut self.parent, local(c.body_a), local(c.body_b))
+                }
                 (BodyKind::Kinematic, BodyKind::Dynamic) if body_a.sleep_time == 0.0 => {
                     bodies.at_mut(c.body_b.index()).sleep_time = 0.0
                 }
@@ -257,11 +258,7 @@ impl Islands {
                 && body_a.kind != BodyKind::Static
                 && body_b.kind != BodyKind::Static
             {
-                link(
-                    &mut self.parent,
-                    body_a.solver_index - 1,
-                    body_b.solver_index - 1,
-                );
+                link(&mut self.parent, local(j.body_a), local(j.body_b));
             }
         }
     }

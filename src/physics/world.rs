@@ -891,8 +891,8 @@ impl World {
         self.break_joints(spans as f32 / dt);
         self.islands.update_sleep(
             &mut self.bodies,
-            &self.contacts.contacts,
-            &self.joints,
+            (&self.contacts.contacts, &self.joints),
+            &self.solver.solver_index_by_slot,
             &self.settings,
             dt,
         );

@@ -96,7 +96,7 @@ impl ContactSolver {
         } else {
             // The lanes no longer hold what the contacts hold.
             self.wide.forget_lanes();
-            self.prepare_scalar(contacts, bodies, solver_bodies, ctx);
+            self.prepare_scalar(contacts, bodies, (solver_bodies, solver_index), ctx);
         }
     }
 
@@ -195,7 +195,7 @@ impl ContactSolver {
         &mut self,
         contacts: &[Contact],
         bodies: &Arena<Body>,
-        solver_bodies: &[SolverBody],
+        (solver_bodies, solver_index): (&[SolverBody], &[u32]),
         ctx: &StepContext,
     ) {
         self.scalar.clear();
@@ -208,8 +208,16 @@ impl ContactSolver {
             if !body_a.awake && !body_b.awake {
                 continue;
             }
-            let index_a = if body_a.awake { body_a.solver_index } else { 0 };
-            let index_b = if body_b.awake { body_b.solver_index } else { 0 };
+            // The step's solver index of an awake body; 0 (the static body) for any other.
+            let index = |b: &Body, slot: usize| {
+                if b.awake {
+                    solver_index[slot] as usize
+                } else {
+                    0
+                }
+            };
+            let index_a = index(body_a, c.body_a.index());
+            let index_b = index(body_b, c.body_b.index());
             let (sa, sb) = (solver_bodies[index_a], solver_bodies[index_b]);
             let velocities = (sa.v, sa.w, sb.v, sb.w);
             self.scalar.push(ContactConstraint::prepare(

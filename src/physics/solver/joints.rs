@@ -21,6 +21,7 @@ use crate::physics::settings::{
     SolverKind, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION,
 };
 use crate::physics::threads::{Padded, Threads};
+use crate::physics::BodyHandle;
 
 /// Scalar joints per thread below which they are solved in order on one thread.
 const MIN_SCALAR_JOINTS_PER_THREAD: usize = 32;
@@ -72,7 +73,7 @@ impl JointSolver {
         &mut self,
         joints: &mut Arena<Joint>,
         bodies: &Arena<Body>,
-        solver_bodies: &[SolverBody],
+        (solver_bodies, solver_index): (&[SolverBody], &[u32]),
         ctx: &StepContext,
         threads: &Threads,
     ) {
@@ -102,8 +103,17 @@ impl JointSolver {
                 if !body_a.awake && !body_b.awake {
                     continue;
                 }
-                joint.index_a = if body_a.awake { body_a.solver_index } else { 0 };
-                joint.index_b = if body_b.awake { body_b.solver_index } else { 0 };
+                // The step's solver index of an awake body; 0 (the shared static body)
+                // for any other.
+                let index = |b: &Body, h: BodyHandle| {
+                    if b.awake {
+                        solver_index[h.index()] as usize
+                    } else {
+                        0
+                    }
+                };
+                joint.index_a = index(body_a, joint.body_a);
+                joint.index_b = index(body_b, joint.body_b);
                 joint.prepare(body_a, body_b, ctx);
                 list.active.push(i);
                 // Soft step: a free pin goes to the compact rows.
