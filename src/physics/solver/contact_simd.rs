@@ -79,7 +79,8 @@ struct PointW<W> {
     normal_impulse: W,
     tangent_impulse: W,
     max_normal_impulse: W,
-    /// Normal velocity before the iterations (restitution).
+    /// Normal velocity before the iterations, read only by the restitution pass: 0 in a
+    /// batch without restitution, which that pass skips (`finish_lanes`).
     relative_velocity: W,
 }
 
@@ -470,10 +471,11 @@ impl<W: Wide> ContactBatch<W> {
     }
 
     /// The refresh of every lane `marks` marks (`refresh_lane`), at once: the separations
-    /// of the new check (`set_lane_inputs`' raw separations), the live-point marks, and as
-    /// the warm start the impulses the store wrote (held when the manifold the lane was
-    /// prepared from and the impulses were finite, as given otherwise: `store_with`). The
-    /// other lanes are left as they are.
+    /// of the new check (`set_lane_inputs`' raw separations), and as the warm start the
+    /// impulses the store wrote (held when the manifold the lane was prepared from and the
+    /// impulses were finite, as given otherwise: `store_with`). The masses are left as the
+    /// lane holds them (`finish_lanes` takes the live points from `marks`), as are the
+    /// other lanes.
     #[inline(always)]
     fn refresh_lanes(&mut self, marks: &RefreshMarks<W>) {
         let zero = W::ZERO;
