@@ -29,6 +29,7 @@
 //! threshold and carried load is given `vn = -e * vn_before`.
 
 use super::contact_simd::{prefetch_whole, ContactLane, LaneKey, WideContacts};
+use super::step::solver_index_of;
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::contact::{Contact, ContactUpdate, RecycledChecks, NOT_TOUCHING};
@@ -208,16 +209,8 @@ impl ContactSolver {
             if !body_a.awake && !body_b.awake {
                 continue;
             }
-            // The step's solver index of an awake body; 0 (the static body) for any other.
-            let index = |b: &Body, slot: usize| {
-                if b.awake {
-                    solver_index[slot] as usize
-                } else {
-                    0
-                }
-            };
-            let index_a = index(body_a, c.body_a.index());
-            let index_b = index(body_b, c.body_b.index());
+            let index_a = solver_index_of(solver_index, body_a, c.body_a.index());
+            let index_b = solver_index_of(solver_index, body_b, c.body_b.index());
             let (sa, sb) = (solver_bodies[index_a], solver_bodies[index_b]);
             let velocities = (sa.v, sa.w, sb.v, sb.w);
             self.scalar.push(ContactConstraint::prepare(

@@ -10,6 +10,7 @@
 //! those joints are solved level by level (`schedule_levels`), with the same result.
 
 use super::revolute_pin::Pins;
+use super::step::solver_index_of;
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::handle::Arena;
@@ -21,7 +22,6 @@ use crate::physics::settings::{
     SolverKind, JOINT_POSITION_ITERATIONS, MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION,
 };
 use crate::physics::threads::{Padded, Threads};
-use crate::physics::BodyHandle;
 
 /// Scalar joints per thread below which they are solved in order on one thread.
 const MIN_SCALAR_JOINTS_PER_THREAD: usize = 32;
@@ -103,17 +103,8 @@ impl JointSolver {
                 if !body_a.awake && !body_b.awake {
                     continue;
                 }
-                // The step's solver index of an awake body; 0 (the shared static body)
-                // for any other.
-                let index = |b: &Body, h: BodyHandle| {
-                    if b.awake {
-                        solver_index[h.index()] as usize
-                    } else {
-                        0
-                    }
-                };
-                joint.index_a = index(body_a, joint.body_a);
-                joint.index_b = index(body_b, joint.body_b);
+                joint.index_a = solver_index_of(solver_index, body_a, joint.body_a.index());
+                joint.index_b = solver_index_of(solver_index, body_b, joint.body_b.index());
                 joint.prepare(body_a, body_b, ctx);
                 list.active.push(i);
                 // Soft step: a free pin goes to the compact rows.

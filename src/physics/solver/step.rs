@@ -99,6 +99,17 @@ pub(crate) struct Halt {
 /// cache).
 const MIN_BODIES_PER_THREAD: usize = 512;
 
+/// The step's solver index of `body` (in body slot `slot`) from the slot map
+/// (`StepSolver::solver_index_by_slot`): its index when it is awake, else 0 (the shared static
+/// body).
+pub(crate) fn solver_index_of(by_slot: &[u32], body: &Body, slot: usize) -> usize {
+    if body.awake {
+        by_slot.get(slot).map_or(0, |&i| i as usize)
+    } else {
+        0
+    }
+}
+
 /// What of the world the solver stages read and write.
 pub(crate) struct StepWorld<'a> {
     pub settings: &'a SolverSettings,
@@ -534,12 +545,8 @@ impl StepSolver {
     fn move_contact_points(&self, world: &mut StepWorld) {
         // The body's solver index this step (0 when it is not awake).
         let index = |b: &Body, h: crate::physics::BodyHandle| {
-            let i = self
-                .solver_index_by_slot
-                .get(h.index())
-                .copied()
-                .unwrap_or(0) as usize;
-            if b.awake && i < self.bodies.len() {
+            let i = solver_index_of(&self.solver_index_by_slot, b, h.index());
+            if i < self.bodies.len() {
                 i
             } else {
                 0
