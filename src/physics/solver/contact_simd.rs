@@ -111,9 +111,6 @@ pub struct ContactBatch<W: Wide> {
     normal: Vec2W<W>,
     friction: W,
     restitution: W,
-    bias_rate: W,
-    mass_scale: W,
-    impulse_scale: W,
     inv_mass_a: W,
     inv_inertia_a: W,
     inv_mass_b: W,
@@ -141,9 +138,6 @@ impl<W: Wide> ContactBatch<W> {
             normal: Vec2W::ZERO,
             friction: W::ZERO,
             restitution: W::ZERO,
-            bias_rate: W::ZERO,
-            mass_scale: W::ZERO,
-            impulse_scale: W::ZERO,
             inv_mass_a: W::ZERO,
             inv_inertia_a: W::ZERO,
             inv_mass_b: W::ZERO,
@@ -293,9 +287,6 @@ impl<W: Wide> ContactBatch<W> {
         set(&mut self.normal.y, l, lane.normal.y);
         set(&mut self.friction, l, lane.friction);
         set(&mut self.restitution, l, lane.restitution);
-        set(&mut self.bias_rate, l, lane.softness.bias_rate);
-        set(&mut self.mass_scale, l, lane.softness.mass_scale);
-        set(&mut self.impulse_scale, l, lane.softness.impulse_scale);
         set(&mut self.inv_mass_a, l, body_a.inv_mass);
         set(&mut self.inv_inertia_a, l, body_a.inv_inertia);
         set(&mut self.inv_mass_b, l, body_b.inv_mass);
@@ -327,7 +318,10 @@ impl<W: Wide> ContactBatch<W> {
         }
     }
 
-    /// Prepare: write a prepared scalar constraint into lane `l`.
+    /// Prepare: write a prepared scalar constraint into lane `l`. The batch keeps no
+    /// softness: the solve gives the lane the step's static or contact softness by whether
+    /// it holds the fixed body (`StepW::soft`), which is what `c.softness` is when `c` was
+    /// prepared by the step.
     fn set_lane(&mut self, l: usize, c: &ContactConstraint, bodies: &[SolverBody]) {
         fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
             x.set_lane(l, value);
@@ -338,7 +332,6 @@ impl<W: Wide> ContactBatch<W> {
             normal: c.normal,
             friction: c.friction,
             restitution: c.restitution,
-            softness: c.softness,
         };
         self.set_lane_common(l, &lane, bodies);
         // A prepared constraint keeps no contact positions: its check is of the normal and
@@ -382,11 +375,6 @@ impl<W: Wide> ContactBatch<W> {
         let (contact, ctx) = (src.contact, src.ctx);
         let manifold = &contact.manifold;
         let (index_a, index_b) = (src.index_a as usize, src.index_b as usize);
-        let softness = if index_a == 0 || index_b == 0 {
-            ctx.static_softness
-        } else {
-            ctx.contact_softness
-        };
         let warm = ctx.warm_starting() && ctx.settings.accumulate_impulses;
         let lane = LaneCommon {
             bodies: (index_a, index_b),
@@ -394,7 +382,6 @@ impl<W: Wide> ContactBatch<W> {
             normal: manifold.normal,
             friction: contact.friction,
             restitution: contact.restitution,
-            softness,
         };
         self.set_lane_common(l, &lane, bodies);
         self.set_manifold_check(l, ManifoldCheck::of(manifold));
@@ -428,7 +415,7 @@ impl<W: Wide> ContactBatch<W> {
     /// (`WideContacts::build_lanes`: the colouring was kept, so the lane holds the same
     /// contact between the same solver bodies), whose manifold the narrow phase recycled,
     /// so that its normal, point count and anchors are the ones the lane was prepared
-    /// from, as are its friction, restitution and softness (the build's `LaneKey`); and
+    /// from, as are its friction and restitution (the softness is the step's, `StepW`); and
     /// the last store wrote each contact what its lane held. Writes the manifold's new
     /// check (`check`, whose separations are the new raw separations) and marks the lane
     /// in `marks`, from which `refresh_lanes` then writes what `set_lane_inputs` would from
@@ -700,8 +687,16 @@ impl<W: Wide> ContactBatch<W> {
         let one = W::splat(1.0);
         let n = self.normal;
         let t = Vec2W { x: n.y, y: -n.x };
-        let (bias_rate, mass_scale, impulse_scale) = if use_bias {
-            (self.bias_rate, self.mass_scale, self.impulse_scale)
+        // The soft push-out's coefficients: the static softness for a lane with the
+        // fixed body (solver index 0), else the contact softness (`StepW`).
+        let (bias_scale, mass_scale, impulse_scale) = if use_bias {
+            let fixed = W::either_zero(&self.index_a, &self.index_b);
+            let [contact, fixed_soft] = &step.soft;
+            (
+                W::select(fixed, fixed_soft[0], contact[0]),
+                W::select(fixed, fixed_soft[1], contact[1]),
+                W::select(fixed, fixed_soft[2], contact[2]),
+            )
         } else {
             (zero, one, zero)
         };
@@ -742,7 +737,7 @@ impl<W: Wide> ContactBatch<W> {
             let bias = W::select(
                 speculative,
                 s * step.inv_h,
-                (mass_scale * bias_rate * s).max(step.min_bias),
+                (bias_scale * s).max(step.min_bias),
             );
             let point_mass_scale = W::select(speculative, one, mass_scale);
             let point_impulse_scale = W::select(speculative, zero, impulse_scale);
@@ -824,6 +819,11 @@ struct StepW<W> {
     inv_h: W,
     /// `-contact_push_max_velocity`: the soft push-out's cap.
     min_bias: W,
+    /// The contact softness (`[0]`) and the static softness (`[1]`), each as
+    /// `[mass_scale * bias_rate, mass_scale, impulse_scale]`: a batch keeps no softness of
+    /// its own, its lanes take one of these by whether they hold the fixed body (the rule
+    /// of the scalar prepare, `ContactConstraint::prepare_with`).
+    soft: [[W; 3]; 2],
 }
 
 impl<W: Wide> StepW<W> {
@@ -832,8 +832,23 @@ impl<W: Wide> StepW<W> {
         StepW {
             inv_h: W::splat(ctx.inv_dt),
             min_bias: W::splat(-ctx.settings.contact_push_max_velocity),
+            soft: [
+                soft_words(ctx.contact_softness),
+                soft_words(ctx.static_softness),
+            ],
         }
     }
+}
+
+/// `StepW::soft`'s words of one softness (no closure: this runs inside the AVX2 entry
+/// points).
+#[inline(always)]
+fn soft_words<W: Wide>(s: Softness) -> [W; 3] {
+    [
+        W::splat(s.mass_scale * s.bias_rate),
+        W::splat(s.mass_scale),
+        W::splat(s.impulse_scale),
+    ]
 }
 
 /// What a lane is prepared from: a contact read directly (`ContactLane`, the step), or a
@@ -862,7 +877,6 @@ struct LaneCommon {
     normal: Vec2,
     friction: f32,
     restitution: f32,
-    softness: Softness,
 }
 
 /// A touching contact and its solver bodies, to be prepared into a lane: the soft step's
@@ -893,8 +907,6 @@ impl LaneSource for ContactLane<'_> {
 pub(crate) struct LaneKey {
     /// `ContactSet::generation`: the contacts are where they were.
     generation: u64,
-    /// The contact and static softness, as bits.
-    softness: [u32; 6],
     /// Last step's impulses are the warm start (`set_lane_inputs`).
     warm: bool,
     /// Eight lanes (else four).
@@ -903,18 +915,8 @@ pub(crate) struct LaneKey {
 
 impl LaneKey {
     pub(crate) fn new(generation: u64, ctx: &StepContext) -> LaneKey {
-        let (c, s) = (ctx.contact_softness, ctx.static_softness);
         LaneKey {
             generation,
-            softness: [
-                c.bias_rate,
-                c.mass_scale,
-                c.impulse_scale,
-                s.bias_rate,
-                s.mass_scale,
-                s.impulse_scale,
-            ]
-            .map(f32::to_bits),
             warm: ctx.warm_starting() && ctx.settings.accumulate_impulses,
             eight: false,
         }
@@ -1691,8 +1693,8 @@ mod tests {
     use crate::physics::solver::test_rng::{bodies, Rng};
 
     /// Random one- and two-point constraints between random bodies (static body 0
-    /// included), sharing bodies, with warm-start impulses, speculative and overlapping
-    /// points.
+    /// included, on either side: the batches take its softness from either index),
+    /// sharing bodies, with warm-start impulses, speculative and overlapping points.
     fn constraints(
         rng: &mut Rng,
         bodies: &[SolverBody],
@@ -1702,10 +1704,13 @@ mod tests {
         let n = bodies.len() - 1;
         (0..count)
             .map(|k| {
-                let index_a = rng.below(n + 1);
+                let mut index_a = rng.below(n + 1);
                 let mut index_b = rng.below(n) + 1;
                 if index_b == index_a {
                     index_b = index_a % n + 1;
+                }
+                if index_a == 0 && rng.below(2) == 0 {
+                    (index_a, index_b) = (index_b, index_a);
                 }
                 // Axis normals and arms, separations and displacements on a binary grid:
                 // the wide kernel's regrouped separation (`adjusted_separation`) is then
@@ -1741,7 +1746,7 @@ mod tests {
                     normal,
                     friction: rng.range(0.0, 1.0),
                     restitution: if rng.below(3) == 0 { 0.5 } else { 0.0 },
-                    softness: if index_a == 0 {
+                    softness: if index_a == 0 || index_b == 0 {
                         ctx.static_softness
                     } else {
                         ctx.contact_softness

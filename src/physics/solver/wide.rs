@@ -150,6 +150,18 @@ impl F32x4 {
         sse!(_mm_movemask_ps(self.0)) == 0
     }
 
+    /// Mask of the lanes where `a` or `b` is 0.
+    #[inline(always)]
+    pub fn either_zero(a: &[u32; 4], b: &[u32; 4]) -> F32x4 {
+        // SAFETY: SSE2 is baseline (`sse!`); both loads read four `u32` of a reference.
+        F32x4(unsafe {
+            let zero = _mm_setzero_si128();
+            let a = _mm_cmpeq_epi32(_mm_loadu_si128(a.as_ptr().cast()), zero);
+            let b = _mm_cmpeq_epi32(_mm_loadu_si128(b.as_ptr().cast()), zero);
+            _mm_castsi128_ps(_mm_or_si128(a, b))
+        })
+    }
+
     /// 4x4 transpose of four rows.
     #[inline(always)]
     pub fn transpose(r: [F32x4; 4]) -> [F32x4; 4] {
@@ -298,6 +310,11 @@ impl F32x4 {
     }
 
     #[inline(always)]
+    pub fn either_zero(a: &[u32; 4], b: &[u32; 4]) -> F32x4 {
+        F32x4(std::array::from_fn(|i| mask(a[i] == 0 || b[i] == 0)))
+    }
+
+    #[inline(always)]
     pub fn transpose(r: [F32x4; 4]) -> [F32x4; 4] {
         std::array::from_fn(|c| F32x4(std::array::from_fn(|l| r[l].0[c])))
     }
@@ -392,6 +409,8 @@ pub trait Wide:
     fn select(mask: Self, a: Self, b: Self) -> Self;
     /// True when no lane of the mask is set.
     fn none(self) -> bool;
+    /// Mask of the lanes where index `a` or index `b` is 0.
+    fn either_zero(a: &Self::Index, b: &Self::Index) -> Self;
     /// Overwrite lane `l` in memory (for packing).
     fn set_lane(&mut self, l: usize, value: f32);
     /// Lane `l`.
@@ -453,6 +472,10 @@ impl Wide for F32x4 {
     #[inline(always)]
     fn none(self) -> bool {
         F32x4::none(self)
+    }
+    #[inline(always)]
+    fn either_zero(a: &[u32; 4], b: &[u32; 4]) -> F32x4 {
+        F32x4::either_zero(a, b)
     }
     #[inline(always)]
     fn set_lane(&mut self, l: usize, value: f32) {
@@ -536,6 +559,10 @@ impl Wide for f32 {
     #[inline(always)]
     fn none(self) -> bool {
         self.to_bits() == 0
+    }
+    #[inline(always)]
+    fn either_zero(a: &[u32; 1], b: &[u32; 1]) -> f32 {
+        mask(a[0] == 0 || b[0] == 0)
     }
     #[inline(always)]
     fn set_lane(&mut self, l: usize, value: f32) {

@@ -119,6 +119,16 @@ impl Wide for F32x8 {
         avx!(_mm256_movemask_ps(self.0)) == 0
     }
     #[inline(always)]
+    fn either_zero(a: &[u32; 8], b: &[u32; 8]) -> F32x8 {
+        // Both loads read eight `u32` of a reference.
+        F32x8(avx!({
+            let zero = _mm256_setzero_si256();
+            let a = _mm256_cmpeq_epi32(_mm256_loadu_si256(a.as_ptr().cast()), zero);
+            let b = _mm256_cmpeq_epi32(_mm256_loadu_si256(b.as_ptr().cast()), zero);
+            _mm256_castsi256_ps(_mm256_or_si256(a, b))
+        }))
+    }
+    #[inline(always)]
     fn set_lane(&mut self, l: usize, value: f32) {
         assert!(l < 8, "lane {l} of 8");
         // SAFETY: `__m256` is 32 bytes of eight `f32` in lane order; `l < 8`.
