@@ -264,12 +264,30 @@ impl Threads {
         bodies: &mut [SolverBody],
         kernel: impl Fn(&mut [T], &mut [SolverBody]) + Sync,
     ) {
+        // Nothing beside the batches (a `Vec` of `()` allocates nothing).
+        let nothing = vec![(); batches.len()];
+        self.by_colour_beside(batches, &nothing, starts, bodies, |batches, _, bodies| {
+            kernel(batches, bodies)
+        });
+    }
+
+    /// As `by_colour`, with `beside`, as long as `batches`, read alongside: the kernel gets
+    /// the same range of both.
+    pub(crate) fn by_colour_beside<T: Send, U: Sync>(
+        &self,
+        batches: &mut [T],
+        beside: &[U],
+        starts: &[usize],
+        bodies: &mut [SolverBody],
+        kernel: impl Fn(&mut [T], &[U], &mut [SolverBody]) + Sync,
+    ) {
+        assert_eq!(beside.len(), batches.len());
         let threads = self.count();
         if threads == 1
             || batches.len() < MIN_BATCHES_PER_THREAD * threads
             || starts.len() > MAX_COLOURS + 1
         {
-            kernel(batches, bodies);
+            kernel(batches, beside, bodies);
             return;
         }
         #[cfg(feature = "parallel")]
@@ -282,11 +300,17 @@ impl Threads {
                 // borrowed once; the batches of one colour share no moving body and fixed
                 // bodies are never written, so no body is written by one thread while
                 // another reads or writes it; a colour starts after the one before is done.
-                unsafe { kernel(shared_batches.slice(range), shared_bodies.all()) };
+                unsafe {
+                    kernel(
+                        shared_batches.slice(range.clone()),
+                        &beside[range],
+                        shared_bodies.all(),
+                    )
+                };
             });
             return;
         }
-        kernel(batches, bodies);
+        kernel(batches, beside, bodies);
     }
 
     /// As `by_colour`, for a kernel that only reads the batches (warm start).
@@ -551,6 +575,33 @@ mod tests {
             for &(colour, before, runs) in &batches {
                 assert_eq!(runs, 1, "{count} threads");
                 assert_eq!(before, starts[colour], "{count} threads, colour {colour}");
+            }
+        }
+    }
+
+    /// `by_colour_beside` hands each block the same range of `beside` as of the batches.
+    #[test]
+    fn by_colour_beside_pairs_each_batch_with_its_own_entry() {
+        let starts = [0usize, 40, 41, 43, 120, 200];
+        for count in [1, 2, 4] {
+            let threads = Threads::new(count).unwrap();
+            let beside: Vec<u32> = (0..200).map(|k| 1000 + k).collect();
+            let mut batches: Vec<(u32, u32)> = (0..200).map(|k| (k, 0)).collect();
+            let mut bodies = vec![SolverBody::STATIC; 3];
+            threads.by_colour_beside(
+                &mut batches,
+                &beside,
+                &starts,
+                &mut bodies,
+                |batch, entries, _| {
+                    assert_eq!(batch.len(), entries.len());
+                    for ((_, seen), &entry) in batch.iter_mut().zip(entries) {
+                        *seen = entry;
+                    }
+                },
+            );
+            for &(k, seen) in &batches {
+                assert_eq!(seen, 1000 + k, "{count} threads, batch {k}");
             }
         }
     }

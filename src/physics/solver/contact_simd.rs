@@ -24,7 +24,8 @@
 //!   padded with empty lanes (static body 0 on both sides, all masses zero: their impulses
 //!   stay exactly zero). Batches are stored colour after colour in one array and solved in
 //!   that order; the batch is struct-of-arrays: every field is a `W`, lane `l` belongs
-//!   to constraint `l` of the batch.
+//!   to constraint `l` of the batch. What the iterations do not read (the lanes' contacts,
+//!   manifold checks and restitution) is in a parallel array (`BatchExtra`).
 //! - Body velocities are gathered per batch: the first 16 bytes of each `SolverBody`
 //!   (`[v.x, v.y, w, d_angle]`) of the batch's A bodies are loaded and transposed into
 //!   `v.x[], v.y[], w[], d_angle[]`; the same for B, and for `[dp, dq]` in the solve
@@ -79,9 +80,6 @@ struct PointW<W> {
     normal_impulse: W,
     tangent_impulse: W,
     max_normal_impulse: W,
-    /// Normal velocity before the iterations, read only by the restitution pass: 0 in a
-    /// batch without restitution, which that pass skips (`finish_lanes`).
-    relative_velocity: W,
 }
 
 impl<W: Wide> PointW<W> {
@@ -95,12 +93,29 @@ impl<W: Wide> PointW<W> {
     }
 }
 
-/// `ContactBatch::manifold_state`'s flag: the manifold's normal, points and separations
+/// `BatchExtra::manifold_state`'s flag: the manifold's normal, points and separations
 /// are finite (the low bits hold its point count).
 const MANIFOLD_FINITE: u32 = 1 << 8;
 
-/// `W::LANES` contact constraints of one colour, struct-of-arrays.
+#[cfg(target_arch = "x86_64")]
+const _: () = {
+    use std::mem::size_of;
+    assert!(size_of::<ContactBatch<F32x8>>() == 1024);
+    assert!(size_of::<BatchExtra<F32x8>>() == 256);
+    assert!(size_of::<ContactBatch<F32x4>>() == 512);
+    assert!(size_of::<BatchExtra<F32x4>>() == 128);
+};
+
+/// `W::LANES` contact constraints of one colour, struct-of-arrays: what the warm start,
+/// solve and relax passes read and write, which stream every batch twelve times a step
+/// (three passes of four sub-steps). What only the prepare, the restitution pass and the
+/// store need of the same lanes is beside it, in the `BatchExtra` of the same index in a
+/// parallel array. Cache-line aligned: eight lanes are 1,024 bytes, sixteen whole lines
+/// (with the extra in it, a batch was 1,248 bytes and began mid-line every other time;
+/// split and aligned, many pyramids' warm start took 0.83 ms a step instead of 1.01 and
+/// its prepare 1.10 instead of 1.26).
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 pub struct ContactBatch<W: Wide> {
     index_a: W::Index,
     index_b: W::Index,
@@ -110,12 +125,19 @@ pub struct ContactBatch<W: Wide> {
     store_b: W::Index,
     normal: Vec2W<W>,
     friction: W,
-    restitution: W,
     inv_mass_a: W,
     inv_inertia_a: W,
     inv_mass_b: W,
     inv_inertia_b: W,
     points: [PointW<W>; 2],
+}
+
+/// The rest of a batch's lanes (`ContactBatch`): their contacts and manifold checks (the
+/// prepare and the store) and their restitution (the restitution pass); 256 bytes for
+/// eight lanes.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub struct BatchExtra<W: Wide> {
     /// Index of each lane's contact in the world's array (`u32::MAX` for an empty lane).
     contacts: W::Index,
     /// What the store needs of each lane's manifold (`ManifoldCheck`), kept by the prepare,
@@ -123,8 +145,50 @@ pub struct ContactBatch<W: Wide> {
     manifold_state: W::Index,
     /// Each point's separation as the prepare read it (`ManifoldCheck::separations`).
     separations: [W; 2],
+    restitution: W,
+    /// Each point's normal velocity before the iterations, read only by the restitution
+    /// pass: 0 in a batch without restitution, which that pass skips (`finish_lanes`).
+    relative_velocity: [W; 2],
     /// Any lane with restitution (the restitution pass skips the batch otherwise).
     any_restitution: bool,
+}
+
+impl<W: Wide> BatchExtra<W> {
+    /// Empty lanes only.
+    fn empty() -> BatchExtra<W> {
+        BatchExtra {
+            contacts: W::index_splat(u32::MAX),
+            manifold_state: W::index_splat(0),
+            separations: [W::ZERO; 2],
+            restitution: W::ZERO,
+            relative_velocity: [W::ZERO; 2],
+            any_restitution: false,
+        }
+    }
+
+    /// Keep lane `l`'s manifold check for the store (`store_batch`).
+    #[inline(always)]
+    fn set_manifold_check(&mut self, l: usize, check: ManifoldCheck) {
+        let finite = if check.finite { MANIFOLD_FINITE } else { 0 };
+        self.manifold_state.as_mut()[l] = check.count as u32 | finite;
+        for (s, separation) in self.separations.iter_mut().zip(check.separations) {
+            s.set_lane(l, separation);
+        }
+    }
+
+    /// Lane `l`'s manifold check, as the prepare kept it.
+    #[inline(always)]
+    fn manifold_check(&self, l: usize) -> ManifoldCheck {
+        let state = self.manifold_state.as_ref()[l];
+        ManifoldCheck {
+            count: (state & !MANIFOLD_FINITE) as usize,
+            finite: state & MANIFOLD_FINITE != 0,
+            separations: [
+                lanes(&self.separations[0])[l],
+                lanes(&self.separations[1])[l],
+            ],
+        }
+    }
 }
 
 impl<W: Wide> ContactBatch<W> {
@@ -137,16 +201,11 @@ impl<W: Wide> ContactBatch<W> {
             store_b: W::index_splat(0),
             normal: Vec2W::ZERO,
             friction: W::ZERO,
-            restitution: W::ZERO,
             inv_mass_a: W::ZERO,
             inv_inertia_a: W::ZERO,
             inv_mass_b: W::ZERO,
             inv_inertia_b: W::ZERO,
             points: [PointW::EMPTY; 2],
-            contacts: W::index_splat(u32::MAX),
-            manifold_state: W::index_splat(0),
-            separations: [W::ZERO; 2],
-            any_restitution: false,
         }
     }
 }
@@ -161,7 +220,6 @@ impl<W: Wide> PointW<W> {
         normal_impulse: W::ZERO,
         tangent_impulse: W::ZERO,
         max_normal_impulse: W::ZERO,
-        relative_velocity: W::ZERO,
     };
 }
 
@@ -272,7 +330,13 @@ impl<W: Wide> ContactBatch<W> {
     /// Write lane `l`'s per-constraint fields (everything but the points); the masses and
     /// where the bodies are written back come from the solver bodies.
     #[inline(always)]
-    fn set_lane_common(&mut self, l: usize, lane: &LaneCommon, bodies: &[SolverBody]) {
+    fn set_lane_common(
+        &mut self,
+        x: &mut BatchExtra<W>,
+        l: usize,
+        lane: &LaneCommon,
+        bodies: &[SolverBody],
+    ) {
         fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
             x.set_lane(l, value);
         }
@@ -280,49 +344,31 @@ impl<W: Wide> ContactBatch<W> {
         let (body_a, body_b) = (&bodies[index_a], &bodies[index_b]);
         self.index_a.as_mut()[l] = index_a as u32;
         self.index_b.as_mut()[l] = index_b as u32;
-        self.contacts.as_mut()[l] = lane.contact;
+        x.contacts.as_mut()[l] = lane.contact;
         self.store_a.as_mut()[l] = store_index(index_a, body_a);
         self.store_b.as_mut()[l] = store_index(index_b, body_b);
         set(&mut self.normal.x, l, lane.normal.x);
         set(&mut self.normal.y, l, lane.normal.y);
         set(&mut self.friction, l, lane.friction);
-        set(&mut self.restitution, l, lane.restitution);
+        set(&mut x.restitution, l, lane.restitution);
         set(&mut self.inv_mass_a, l, body_a.inv_mass);
         set(&mut self.inv_inertia_a, l, body_a.inv_inertia);
         set(&mut self.inv_mass_b, l, body_b.inv_mass);
         set(&mut self.inv_inertia_b, l, body_b.inv_inertia);
-        self.any_restitution |= lane.restitution != 0.0;
-    }
-
-    /// Keep lane `l`'s manifold check for the store (`store_batch`).
-    #[inline(always)]
-    fn set_manifold_check(&mut self, l: usize, check: ManifoldCheck) {
-        let finite = if check.finite { MANIFOLD_FINITE } else { 0 };
-        self.manifold_state.as_mut()[l] = check.count as u32 | finite;
-        for (s, separation) in self.separations.iter_mut().zip(check.separations) {
-            s.set_lane(l, separation);
-        }
-    }
-
-    /// Lane `l`'s manifold check, as the prepare kept it.
-    #[inline(always)]
-    fn manifold_check(&self, l: usize) -> ManifoldCheck {
-        let state = self.manifold_state.as_ref()[l];
-        ManifoldCheck {
-            count: (state & !MANIFOLD_FINITE) as usize,
-            finite: state & MANIFOLD_FINITE != 0,
-            separations: [
-                lanes(&self.separations[0])[l],
-                lanes(&self.separations[1])[l],
-            ],
-        }
+        x.any_restitution |= lane.restitution != 0.0;
     }
 
     /// Prepare: write a prepared scalar constraint into lane `l`. The batch keeps no
     /// softness: the solve gives the lane the step's static or contact softness by whether
     /// it holds the fixed body (`StepW::soft`), which is what `c.softness` is when `c` was
     /// prepared by the step.
-    fn set_lane(&mut self, l: usize, c: &ContactConstraint, bodies: &[SolverBody]) {
+    fn set_lane(
+        &mut self,
+        x: &mut BatchExtra<W>,
+        l: usize,
+        c: &ContactConstraint,
+        bodies: &[SolverBody],
+    ) {
         fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
             x.set_lane(l, value);
         }
@@ -333,11 +379,11 @@ impl<W: Wide> ContactBatch<W> {
             friction: c.friction,
             restitution: c.restitution,
         };
-        self.set_lane_common(l, &lane, bodies);
+        self.set_lane_common(x, l, &lane, bodies);
         // A prepared constraint keeps no contact positions: its check is of the normal and
         // the separations alone.
         let live = &c.points[..c.count.min(2)];
-        self.set_manifold_check(
+        x.set_manifold_check(
             l,
             ManifoldCheck {
                 count: live.len(),
@@ -346,7 +392,12 @@ impl<W: Wide> ContactBatch<W> {
             },
         );
         // Unused points of a one-point manifold are all zeros: their impulses stay zero.
-        for (p, cp) in self.points.iter_mut().zip(&c.points) {
+        for ((p, v), cp) in self
+            .points
+            .iter_mut()
+            .zip(&mut x.relative_velocity)
+            .zip(&c.points)
+        {
             set(&mut p.r_a.x, l, cp.r_a.x);
             set(&mut p.r_a.y, l, cp.r_a.y);
             set(&mut p.r_b.x, l, cp.r_b.x);
@@ -358,7 +409,7 @@ impl<W: Wide> ContactBatch<W> {
             set(&mut p.normal_impulse, l, cp.normal_impulse);
             set(&mut p.tangent_impulse, l, cp.tangent_impulse);
             set(&mut p.max_normal_impulse, l, cp.max_normal_impulse);
-            set(&mut p.relative_velocity, l, cp.relative_velocity);
+            set(v, l, cp.relative_velocity);
         }
     }
 
@@ -368,7 +419,13 @@ impl<W: Wide> ContactBatch<W> {
     /// `adjusted_separation` holds the raw separation and `tangent_mass` is 1 for a live
     /// point, 0 for an unused one. Together they write the same floats, computed the same
     /// way, as `ContactConstraint::prepare_with` followed by `set_lane`.
-    fn set_lane_inputs(&mut self, l: usize, src: &ContactLane, bodies: &[SolverBody]) {
+    fn set_lane_inputs(
+        &mut self,
+        x: &mut BatchExtra<W>,
+        l: usize,
+        src: &ContactLane,
+        bodies: &[SolverBody],
+    ) {
         fn set<W: Wide>(x: &mut W, l: usize, value: f32) {
             x.set_lane(l, value);
         }
@@ -383,8 +440,8 @@ impl<W: Wide> ContactBatch<W> {
             friction: contact.friction,
             restitution: contact.restitution,
         };
-        self.set_lane_common(l, &lane, bodies);
-        self.set_manifold_check(l, ManifoldCheck::of(manifold));
+        self.set_lane_common(x, l, &lane, bodies);
+        x.set_manifold_check(l, ManifoldCheck::of(manifold));
         let points = manifold.points();
         for (k, p) in self.points.iter_mut().enumerate() {
             // An unused point is `ContactConstraintPoint::default()`: all zeros.
@@ -425,12 +482,13 @@ impl<W: Wide> ContactBatch<W> {
     #[inline(always)]
     fn refresh_lane(
         &mut self,
+        x: &mut BatchExtra<W>,
         l: usize,
         (check, warm): (ManifoldCheck, bool),
         bodies: &[SolverBody],
         marks: &mut RefreshMarks<W>,
     ) -> bool {
-        let old = self.manifold_check(l);
+        let old = x.manifold_check(l);
         let same = |x: &W, value: f32| lanes(x)[l].to_bits() == value.to_bits();
         let body_a = &bodies[self.index_a.as_ref()[l] as usize];
         let body_b = &bodies[self.index_b.as_ref()[l] as usize];
@@ -453,7 +511,7 @@ impl<W: Wide> ContactBatch<W> {
             marks.finite.set_lane(l, on);
         }
         marks.warm = warm;
-        self.set_manifold_check(l, check);
+        x.set_manifold_check(l, check);
         true
     }
 
@@ -464,7 +522,7 @@ impl<W: Wide> ContactBatch<W> {
     /// lane holds them (`finish_lanes` takes the live points from `marks`), as are the
     /// other lanes.
     #[inline(always)]
-    fn refresh_lanes(&mut self, marks: &RefreshMarks<W>) {
+    fn refresh_lanes(&mut self, x: &mut BatchExtra<W>, marks: &RefreshMarks<W>) {
         let zero = W::ZERO;
         let all = W::splat(f32::from_bits(u32::MAX));
         let on = marks.refreshed;
@@ -486,20 +544,20 @@ impl<W: Wide> ContactBatch<W> {
             );
             p.normal_impulse = W::select(on, normal, p.normal_impulse);
             p.tangent_impulse = W::select(on, tangent, p.tangent_impulse);
-            p.adjusted_separation = W::select(on, self.separations[k], p.adjusted_separation);
+            p.adjusted_separation = W::select(on, x.separations[k], p.adjusted_separation);
             p.max_normal_impulse = W::select(on, zero, p.max_normal_impulse);
         }
         // `restitution != 0.0` in a refreshed lane (a NaN counts, as in `set_lane_common`).
-        let restitution = W::select(self.restitution.eq(zero), zero, all).and(on);
-        self.any_restitution |= !restitution.none();
+        let restitution = W::select(x.restitution.eq(zero), zero, all).and(on);
+        x.any_restitution |= !restitution.none();
     }
 
     /// Ask for what refreshing this batch's lanes reads besides the batch: each lane's
     /// contact's check and its two solver bodies.
     #[inline(always)]
-    fn prefetch_refresh(&self, recycled: RecycledChecks, bodies: &[SolverBody]) {
+    fn prefetch_refresh(&self, x: &BatchExtra<W>, recycled: RecycledChecks, bodies: &[SolverBody]) {
         for l in 0..W::LANES {
-            let contact = self.contacts.as_ref()[l];
+            let contact = x.contacts.as_ref()[l];
             if contact == u32::MAX {
                 continue;
             }
@@ -521,13 +579,18 @@ impl<W: Wide> ContactBatch<W> {
 
     /// `refresh_lanes` for the lanes `marks` marks, then `finish_lanes`.
     #[inline(always)]
-    fn refresh_and_finish(&mut self, bodies: &[SolverBody], marks: Option<&RefreshMarks<W>>) {
+    fn refresh_and_finish(
+        &mut self,
+        x: &mut BatchExtra<W>,
+        bodies: &[SolverBody],
+        marks: Option<&RefreshMarks<W>>,
+    ) {
         match marks {
             Some(marks) => {
-                self.refresh_lanes(marks);
-                self.finish_lanes(bodies, marks.refreshed, marks.live);
+                self.refresh_lanes(x, marks);
+                self.finish_lanes(x, bodies, marks.refreshed, marks.live);
             }
-            None => self.finish_lanes(bodies, W::ZERO, [W::ZERO; 2]),
+            None => self.finish_lanes(x, bodies, W::ZERO, [W::ZERO; 2]),
         }
     }
 
@@ -547,14 +610,20 @@ impl<W: Wide> ContactBatch<W> {
     /// relative velocities are read only by the restitution pass, which skips a batch
     /// without restitution: there they are 0 and the bodies are not read.
     #[inline(always)]
-    fn finish_lanes(&mut self, bodies: &[SolverBody], refreshed: W, live: [W; 2]) {
+    fn finish_lanes(
+        &mut self,
+        x: &mut BatchExtra<W>,
+        bodies: &[SolverBody],
+        refreshed: W,
+        live: [W; 2],
+    ) {
         let n = self.normal;
         let zero = W::ZERO;
         // A lane with a contact that was not refreshed. (Loops, not closures: a closure
         // would not be compiled with the AVX2 copy's target feature.)
         let mut fresh = false;
         for l in 0..W::LANES {
-            fresh |= self.contacts.as_ref()[l] != u32::MAX && lanes(&refreshed)[l].to_bits() == 0;
+            fresh |= x.contacts.as_ref()[l] != u32::MAX && lanes(&refreshed)[l].to_bits() == 0;
         }
         let live = [
             W::select(refreshed, live[0], self.points[0].tangent_mass.gt(zero)),
@@ -563,20 +632,18 @@ impl<W: Wide> ContactBatch<W> {
         if fresh {
             self.finish_masses(live);
         }
-        if self.any_restitution {
+        if x.any_restitution {
             let a = gather::<W>(bodies, &self.index_a, false);
             let b = gather::<W>(bodies, &self.index_b, false);
-            for (p, live) in self.points.iter_mut().zip(live) {
+            for ((p, v), live) in self.points.iter().zip(&mut x.relative_velocity).zip(live) {
                 let (r_a, r_b) = (p.r_a, p.r_b);
                 // dv = v_b + w_b x r_b - v_a - w_a x r_a, with w x r = (-w r.y, w r.x).
                 let dv_x = b.v.x + (-b.w) * r_b.y - a.v.x - (-a.w) * r_a.y;
                 let dv_y = b.v.y + b.w * r_b.x - a.v.y - a.w * r_a.x;
-                p.relative_velocity = W::select(live, n.x * dv_x + n.y * dv_y, zero);
+                *v = W::select(live, n.x * dv_x + n.y * dv_y, zero);
             }
         } else {
-            for p in &mut self.points {
-                p.relative_velocity = zero;
-            }
+            x.relative_velocity = [zero; 2];
         }
         for p in &mut self.points {
             let (r_a, r_b) = (p.r_a, p.r_b);
@@ -610,8 +677,14 @@ impl<W: Wide> ContactBatch<W> {
     /// manifold is checked as it is now (the overflow's store, and every lane's when the
     /// manifolds moved after the prepare); `store_batch` is this with the prepare's check.
     #[inline]
-    fn store_lane(&self, l: usize, contacts: &DisjointMut<Contact>, tally: &mut ContactTally) {
-        let k = self.contacts.as_ref()[l];
+    fn store_lane(
+        &self,
+        x: &BatchExtra<W>,
+        l: usize,
+        contacts: &DisjointMut<Contact>,
+        tally: &mut ContactTally,
+    ) {
+        let k = x.contacts.as_ref()[l];
         if k == u32::MAX {
             return;
         }
@@ -634,7 +707,12 @@ impl<W: Wide> ContactBatch<W> {
     /// never read. (No closures: they would not be compiled with the AVX2 copy's target
     /// feature.)
     #[inline(always)]
-    fn store_batch(&self, contacts: &DisjointMut<Contact>, tally: &mut ContactTally) {
+    fn store_batch(
+        &self,
+        x: &BatchExtra<W>,
+        contacts: &DisjointMut<Contact>,
+        tally: &mut ContactTally,
+    ) {
         let [p0, p1] = &self.points;
         let raw = [
             [p0.normal_impulse, p0.tangent_impulse, p0.max_normal_impulse],
@@ -645,7 +723,7 @@ impl<W: Wide> ContactBatch<W> {
             [hold(raw[1][0]), hold(raw[1][1]), hold(raw[1][2])],
         ];
         let finite = [p0.impulses_finite(), p1.impulses_finite()];
-        for (l, &k) in self.contacts.as_ref().iter().enumerate() {
+        for (l, &k) in x.contacts.as_ref().iter().enumerate() {
             if k == u32::MAX {
                 continue;
             }
@@ -657,7 +735,7 @@ impl<W: Wide> ContactBatch<W> {
             ];
             store_with(
                 contact,
-                self.manifold_check(l),
+                x.manifold_check(l),
                 lane_of(&raw, l),
                 lane_of(&held, l),
                 lane_finite,
@@ -764,23 +842,22 @@ impl<W: Wide> ContactBatch<W> {
     /// impulses are selected back), so a constraint's result does not depend on the lanes
     /// it shares a batch with, nor on whether the batch is skipped.
     #[inline(always)]
-    fn restitution(&mut self, a: &mut BodyW<W>, b: &mut BodyW<W>, threshold: W) {
+    fn restitution(&mut self, x: &BatchExtra<W>, a: &mut BodyW<W>, b: &mut BodyW<W>, threshold: W) {
         let zero = W::ZERO;
         let n = self.normal;
         for i in 0..2 {
             let p = self.points[i];
+            let approach = x.relative_velocity[i];
             let active = W::select(
-                self.restitution.eq(zero),
+                x.restitution.eq(zero),
                 zero,
-                p.relative_velocity
-                    .le(threshold)
-                    .and(p.max_normal_impulse.gt(zero)),
+                approach.le(threshold).and(p.max_normal_impulse.gt(zero)),
             );
             if active.none() {
                 continue;
             }
             let vn = relative_velocity(a, b, p.r_a, p.r_b).dot(n);
-            let lambda = -(p.normal_mass * (vn + self.restitution * p.relative_velocity));
+            let lambda = -(p.normal_mass * (vn + x.restitution * approach));
             let new_impulse = (p.normal_impulse + lambda).max(zero);
             let lambda = new_impulse - p.normal_impulse;
             let point = &mut self.points[i];
@@ -856,15 +933,27 @@ fn soft_words<W: Wide>(s: Softness) -> [W; 3] {
 pub(crate) trait LaneSource {
     /// `write` leaves the batch for `ContactBatch::finish_lanes` to complete.
     const INPUTS_ONLY: bool;
-    /// Write lane `l` of `batch`.
-    fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]);
+    /// Write lane `l` of `batch` (and of its `extra`).
+    fn write<W: Wide>(
+        &self,
+        batch: &mut ContactBatch<W>,
+        extra: &mut BatchExtra<W>,
+        l: usize,
+        bodies: &[SolverBody],
+    );
 }
 
 impl LaneSource for ContactConstraint {
     const INPUTS_ONLY: bool = false;
     #[inline(always)]
-    fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]) {
-        batch.set_lane(l, self, bodies);
+    fn write<W: Wide>(
+        &self,
+        batch: &mut ContactBatch<W>,
+        extra: &mut BatchExtra<W>,
+        l: usize,
+        bodies: &[SolverBody],
+    ) {
+        batch.set_lane(extra, l, self, bodies);
     }
 }
 
@@ -896,8 +985,14 @@ pub(crate) struct ContactLane<'a> {
 impl LaneSource for ContactLane<'_> {
     const INPUTS_ONLY: bool = true;
     #[inline(always)]
-    fn write<W: Wide>(&self, batch: &mut ContactBatch<W>, l: usize, bodies: &[SolverBody]) {
-        batch.set_lane_inputs(l, self, bodies);
+    fn write<W: Wide>(
+        &self,
+        batch: &mut ContactBatch<W>,
+        extra: &mut BatchExtra<W>,
+        l: usize,
+        bodies: &[SolverBody],
+    ) {
+        batch.set_lane_inputs(extra, l, self, bodies);
     }
 }
 
@@ -955,11 +1050,15 @@ pub struct WideContacts {
     /// The constraints the colouring could not place (all of them with `force_one_lane`),
     /// one lane each, solved first.
     overflow: Vec<ContactBatch<f32>>,
+    overflow_extras: Vec<BatchExtra<f32>>,
     /// Four-wide batches (SSE2), used when the CPU lacks AVX2 or `force_four_lanes` is set.
     batches4: Vec<ContactBatch<F32x4>>,
+    extras4: Vec<BatchExtra<F32x4>>,
     /// Eight-wide batches (AVX2).
     #[cfg(target_arch = "x86_64")]
     batches8: Vec<ContactBatch<F32x8>>,
+    #[cfg(target_arch = "x86_64")]
+    extras8: Vec<BatchExtra<F32x8>>,
     /// Batches of colour `c`: `starts[c]..starts[c + 1]` (non-empty colours only).
     starts: Vec<usize>,
     /// The constraint in each lane of the wide batches (`batch * LANES + lane`),
@@ -1048,6 +1147,8 @@ impl WideContacts {
         }
         self.overflow
             .resize(self.overflow_order.len(), ContactBatch::empty());
+        self.overflow_extras
+            .resize(self.overflow_order.len(), BatchExtra::empty());
         let refreshing = refresh.is_some();
         let lanes = Lanes {
             overflow_order: &self.overflow_order,
@@ -1061,14 +1162,18 @@ impl WideContacts {
             self.starts.push(0);
             self.order.clear();
             self.batches4.clear();
+            self.extras4.clear();
             #[cfg(target_arch = "x86_64")]
-            self.batches8.clear();
+            {
+                self.batches8.clear();
+                self.extras8.clear();
+            }
             let no_batches: &mut [ContactBatch<F32x4>] = &mut [];
             self.refreshed = write_lanes(
                 &lanes,
                 &self.order,
-                &mut self.overflow,
-                (no_batches, finish_lanes4),
+                (&mut self.overflow, &mut self.overflow_extras),
+                (no_batches, &mut [], finish_lanes4),
                 &Threads::default(),
             );
             return;
@@ -1077,11 +1182,12 @@ impl WideContacts {
         if eight {
             self.eight = true;
             self.batches4.clear();
+            self.extras4.clear();
             // Refreshing: the same colouring, so the same layout, and the lanes are read.
             if !refreshing {
                 lay_out(
                     &self.graph,
-                    &mut self.batches8,
+                    (&mut self.batches8, &mut self.extras8),
                     &mut self.starts,
                     &mut self.order,
                 );
@@ -1089,18 +1195,21 @@ impl WideContacts {
             self.refreshed = write_lanes(
                 &lanes,
                 &self.order,
-                &mut self.overflow,
-                (&mut self.batches8, avx2::finish_lanes),
+                (&mut self.overflow, &mut self.overflow_extras),
+                (&mut self.batches8, &mut self.extras8, avx2::finish_lanes),
                 threads,
             );
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        self.batches8.clear();
+        {
+            self.batches8.clear();
+            self.extras8.clear();
+        }
         if !refreshing {
             lay_out(
                 &self.graph,
-                &mut self.batches4,
+                (&mut self.batches4, &mut self.extras4),
                 &mut self.starts,
                 &mut self.order,
             );
@@ -1108,8 +1217,8 @@ impl WideContacts {
         self.refreshed = write_lanes(
             &lanes,
             &self.order,
-            &mut self.overflow,
-            (&mut self.batches4, finish_lanes4),
+            (&mut self.overflow, &mut self.overflow_extras),
+            (&mut self.batches4, &mut self.extras4, finish_lanes4),
             threads,
         );
     }
@@ -1191,19 +1300,31 @@ impl WideContacts {
         ctx: &StepContext,
         threads: &Threads,
     ) {
-        apply_restitution(&mut self.overflow, bodies, ctx);
+        apply_restitution(&mut self.overflow, &self.overflow_extras, bodies, ctx);
         let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            threads.by_colour(&mut self.batches8, starts, bodies, |batches, bodies| {
-                // SAFETY: `eight` is only set when `avx2_available()`.
-                unsafe { avx2::apply_restitution(batches, bodies, ctx) }
-            });
+            let extras = &self.extras8;
+            threads.by_colour_beside(
+                &mut self.batches8,
+                extras,
+                starts,
+                bodies,
+                |batches, extras, bodies| {
+                    // SAFETY: `eight` is only set when `avx2_available()`.
+                    unsafe { avx2::apply_restitution(batches, extras, bodies, ctx) }
+                },
+            );
             return;
         }
-        threads.by_colour(&mut self.batches4, starts, bodies, |batches, bodies| {
-            apply_restitution(batches, bodies, ctx)
-        });
+        let extras = &self.extras4;
+        threads.by_colour_beside(
+            &mut self.batches4,
+            extras,
+            starts,
+            bodies,
+            |batches, extras, bodies| apply_restitution(batches, extras, bodies, ctx),
+        );
     }
 
     /// Copy the accumulated impulses to the contacts for the next warm start, and hold
@@ -1228,8 +1349,8 @@ impl WideContacts {
                 avx2::store_batch as StoreBatch<F32x8>
             };
             return store_impulses(
-                &self.overflow,
-                (&self.batches8[..], store),
+                (&self.overflow, &self.overflow_extras),
+                (&self.batches8[..], &self.extras8[..], store),
                 contacts,
                 threads,
             );
@@ -1240,8 +1361,8 @@ impl WideContacts {
             store_batch4 as StoreBatch<F32x4>
         };
         store_impulses(
-            &self.overflow,
-            (&self.batches4[..], store),
+            (&self.overflow, &self.overflow_extras),
+            (&self.batches4[..], &self.extras4[..], store),
             contacts,
             threads,
         )
@@ -1264,38 +1385,42 @@ mod avx2 {
     /// `avx2_available()` (`WideContacts::build`).
     pub fn finish_lanes(
         batch: &mut ContactBatch<F32x8>,
+        extra: &mut BatchExtra<F32x8>,
         bodies: &[SolverBody],
         marks: Option<&RefreshMarks<F32x8>>,
     ) {
         #[target_feature(enable = "avx2")]
         unsafe fn finish(
             batch: &mut ContactBatch<F32x8>,
+            extra: &mut BatchExtra<F32x8>,
             bodies: &[SolverBody],
             marks: Option<&RefreshMarks<F32x8>>,
         ) {
-            batch.refresh_and_finish(bodies, marks);
+            batch.refresh_and_finish(extra, bodies, marks);
         }
         // SAFETY: `WideContacts::build` passes this only when the CPU has AVX2.
-        unsafe { finish(batch, bodies, marks) }
+        unsafe { finish(batch, extra, bodies, marks) }
     }
 
     /// `ContactBatch::store_batch` for eight lanes. Only given to `store_impulses` when
     /// the batches are eight wide (`avx2_available()`).
     pub fn store_batch(
         batch: &ContactBatch<F32x8>,
+        extra: &BatchExtra<F32x8>,
         contacts: &DisjointMut<Contact>,
         tally: &mut ContactTally,
     ) {
         #[target_feature(enable = "avx2")]
         unsafe fn store(
             batch: &ContactBatch<F32x8>,
+            extra: &BatchExtra<F32x8>,
             contacts: &DisjointMut<Contact>,
             tally: &mut ContactTally,
         ) {
-            batch.store_batch(contacts, tally);
+            batch.store_batch(extra, contacts, tally);
         }
         // SAFETY: eight-wide batches exist only when the CPU has AVX2.
-        unsafe { store(batch, contacts, tally) }
+        unsafe { store(batch, extra, contacts, tally) }
     }
 
     /// # Safety
@@ -1322,10 +1447,11 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub unsafe fn apply_restitution(
         batches: &mut [ContactBatch<F32x8>],
+        extras: &[BatchExtra<F32x8>],
         bodies: &mut [SolverBody],
         ctx: &StepContext,
     ) {
-        super::apply_restitution(batches, bodies, ctx)
+        super::apply_restitution(batches, extras, bodies, ctx)
     }
 }
 
@@ -1336,7 +1462,7 @@ mod avx2 {
 /// the last batch of a colour) are reset (`write_lanes` clears the restitution flags).
 fn lay_out<W: Wide>(
     graph: &ConstraintGraph,
-    batches: &mut Vec<ContactBatch<W>>,
+    (batches, extras): (&mut Vec<ContactBatch<W>>, &mut Vec<BatchExtra<W>>),
     starts: &mut Vec<usize>,
     order: &mut Vec<u32>,
 ) {
@@ -1352,10 +1478,13 @@ fn lay_out<W: Wide>(
     }
     batches.truncate(count);
     batches.resize(count, ContactBatch::empty());
+    extras.truncate(count);
+    extras.resize(count, BatchExtra::empty());
     let colors = graph.colors.iter().filter(|list| !list.is_empty());
     for (list, &end) in colors.zip(&starts[1..]) {
         if list.len() % W::LANES != 0 {
             batches[end - 1] = ContactBatch::empty();
+            extras[end - 1] = BatchExtra::empty();
         }
     }
 }
@@ -1412,7 +1541,7 @@ const LANES_AHEAD: usize = 1;
 
 /// Prepare every constraint into its slot, batch after batch and lane after lane (`order`),
 /// so that each batch is written whole while it is in cache (written lane by lane in
-/// contact order, every lane was a miss on the batch's 20 cache lines); the contacts,
+/// contact order, every lane was a miss on the batch's cache lines); the contacts,
 /// read in colour order instead, are prefetched `PREPARE_AHEAD` lanes ahead. With
 /// `lanes.refresh`, a coloured lane whose contact (the one the lane holds: the colouring
 /// was kept) has a recycled manifold's check is refreshed instead (`ContactBatch::
@@ -1426,12 +1555,13 @@ const LANES_AHEAD: usize = 1;
 fn write_lanes<W: Wide, S: LaneSource, P, F>(
     lanes: &Lanes<P, F>,
     order: &[u32],
-    overflow: &mut [ContactBatch<f32>],
-    (batches, finish): (&mut [ContactBatch<W>], FinishLanes<W>),
+    (overflow, overflow_extras): (&mut [ContactBatch<f32>], &mut [BatchExtra<f32>]),
+    (batches, extras, finish): (&mut [ContactBatch<W>], &mut [BatchExtra<W>], FinishLanes<W>),
     threads: &Threads,
 ) -> usize
 where
     ContactBatch<W>: Send + Sync,
+    BatchExtra<W>: Send + Sync,
     P: Fn(usize) -> S + Sync,
     F: Fn(usize) + Sync,
 {
@@ -1439,7 +1569,10 @@ where
     let refresh = lanes.refresh.filter(|_| S::INPUTS_ONLY);
     let refreshed_total = std::sync::atomic::AtomicUsize::new(0);
     let batch_count = batches.len();
+    assert_eq!(extras.len(), batch_count);
+    assert_eq!(overflow_extras.len(), overflow.len());
     let (overflow, batches) = (DisjointMut::new(overflow), DisjointMut::new(batches));
+    let (overflow_extras, extras) = (DisjointMut::new(overflow_extras), DisjointMut::new(extras));
     let total = lanes.overflow_order.len() + order.len();
     let worth_it = total >= MIN_SPLIT * threads.count();
     let bodies = lanes.bodies;
@@ -1447,10 +1580,10 @@ where
         if part == 0 {
             for (b, &k) in lanes.overflow_order.iter().enumerate() {
                 // SAFETY: the overflow is written by part 0 only, each batch once.
-                let batch = unsafe { overflow.get(b) };
-                (lanes.prepare)(k as usize).write(batch, 0, bodies);
+                let (batch, extra) = unsafe { (overflow.get(b), overflow_extras.get(b)) };
+                (lanes.prepare)(k as usize).write(batch, extra, 0, bodies);
                 if S::INPUTS_ONLY {
-                    batch.refresh_and_finish(bodies, None);
+                    batch.refresh_and_finish(extra, bodies, None);
                 }
             }
         }
@@ -1466,19 +1599,25 @@ where
                 // contacts' checks and their bodies, by the indices in its lanes.
                 if first + i + BATCHES_AHEAD < end {
                     prefetch_whole(batches.ptr(first + i + BATCHES_AHEAD));
+                    prefetch_whole(extras.ptr(first + i + BATCHES_AHEAD));
                 }
                 if first + i + LANES_AHEAD < end {
                     // SAFETY: batch `first + i + LANES_AHEAD` belongs to this part's run
                     // alone, and is only read here, before its turn.
-                    let next = unsafe { &*batches.ptr(first + i + LANES_AHEAD) };
-                    next.prefetch_refresh(recycled, bodies);
+                    let (next, next_extra) = unsafe {
+                        (
+                            &*batches.ptr(first + i + LANES_AHEAD),
+                            &*extras.ptr(first + i + LANES_AHEAD),
+                        )
+                    };
+                    next.prefetch_refresh(next_extra, recycled, bodies);
                 }
             }
             // SAFETY: batch `first + i` belongs to this part's run alone.
-            let batch = unsafe { batches.get(first + i) };
+            let (batch, extra) = unsafe { (batches.get(first + i), extras.get(first + i)) };
             // Its lanes set the flag again (cleared here, where the batch is written anyway,
-            // not in `lay_out`: a pass over every batch, about a kilobyte each, for a byte).
-            batch.any_restitution = false;
+            // not in `lay_out`: a pass over every batch for a byte).
+            extra.any_restitution = false;
             let mut marks = RefreshMarks::NONE;
             let mut refreshed_lanes = 0;
             for (l, &k) in lane_ks.iter().enumerate() {
@@ -1493,20 +1632,25 @@ where
                 }
                 // Refreshing, the lane holds constraint `k`'s contact (`build_lanes`).
                 let refreshed = refresh.is_some_and(|(recycled, warm)| {
-                    let contact = batch.contacts.as_ref()[l] as usize;
+                    let contact = extra.contacts.as_ref()[l] as usize;
                     recycled.get(contact).is_some_and(|check| {
-                        batch.refresh_lane(l, (check, warm), bodies, &mut marks)
+                        batch.refresh_lane(extra, l, (check, warm), bodies, &mut marks)
                     })
                 });
                 if refreshed {
                     refreshed_lanes += 1;
                 } else {
-                    (lanes.prepare)(k as usize).write(batch, l, bodies);
+                    (lanes.prepare)(k as usize).write(batch, extra, l, bodies);
                 }
             }
             refreshed_here += refreshed_lanes;
             if S::INPUTS_ONLY {
-                finish(batch, bodies, (refreshed_lanes > 0).then_some(&marks));
+                finish(
+                    batch,
+                    extra,
+                    bodies,
+                    (refreshed_lanes > 0).then_some(&marks),
+                );
             }
         }
         if refreshed_here > 0 {
@@ -1517,7 +1661,8 @@ where
 }
 
 /// `ContactBatch::finish_lanes` for one width (the AVX2 copy for eight lanes).
-type FinishLanes<W> = fn(&mut ContactBatch<W>, &[SolverBody], Option<&RefreshMarks<W>>);
+type FinishLanes<W> =
+    fn(&mut ContactBatch<W>, &mut BatchExtra<W>, &[SolverBody], Option<&RefreshMarks<W>>);
 
 /// The lanes of `x` in memory, in lane order.
 #[inline(always)]
@@ -1547,36 +1692,39 @@ fn lane_of<W: Wide>(v: &[[W; 3]; 2], l: usize) -> [[f32; 3]; 2] {
 }
 
 /// `ContactBatch::store_batch` for one width (the AVX2 copy for eight lanes).
-type StoreBatch<W> = fn(&ContactBatch<W>, &DisjointMut<Contact>, &mut ContactTally);
+type StoreBatch<W> = fn(&ContactBatch<W>, &BatchExtra<W>, &DisjointMut<Contact>, &mut ContactTally);
 
 /// `ContactBatch::store_lane` for every lane of a batch: the store that reads and checks
 /// each manifold as it is (after a halted step moved them).
 fn store_batch_by_lane<W: Wide>(
     batch: &ContactBatch<W>,
+    extra: &BatchExtra<W>,
     contacts: &DisjointMut<Contact>,
     tally: &mut ContactTally,
 ) {
     for l in 0..W::LANES {
-        batch.store_lane(l, contacts, tally);
+        batch.store_lane(extra, l, contacts, tally);
     }
 }
 
 /// `ContactBatch::store_batch` for four lanes (SSE2 on x86_64).
 fn store_batch4(
     batch: &ContactBatch<F32x4>,
+    extra: &BatchExtra<F32x4>,
     contacts: &DisjointMut<Contact>,
     tally: &mut ContactTally,
 ) {
-    batch.store_batch(contacts, tally);
+    batch.store_batch(extra, contacts, tally);
 }
 
 /// `ContactBatch::finish_lanes` for four lanes (SSE2 on x86_64).
 fn finish_lanes4(
     batch: &mut ContactBatch<F32x4>,
+    extra: &mut BatchExtra<F32x4>,
     bodies: &[SolverBody],
     marks: Option<&RefreshMarks<F32x4>>,
 ) {
-    batch.refresh_and_finish(bodies, marks);
+    batch.refresh_and_finish(extra, bodies, marks);
 }
 
 /// Warm start: apply the accumulated impulses.
@@ -1613,21 +1761,27 @@ fn solve<W: Wide>(
 #[inline(always)]
 fn apply_restitution<W: Wide>(
     batches: &mut [ContactBatch<W>],
+    extras: &[BatchExtra<W>],
     bodies: &mut [SolverBody],
     ctx: &StepContext,
 ) {
     let threshold = W::splat(-ctx.settings.restitution_threshold);
-    for batch in batches {
-        if !batch.any_restitution {
+    assert_eq!(batches.len(), extras.len());
+    for (batch, extra) in batches.iter_mut().zip(extras) {
+        if !extra.any_restitution {
             continue;
         }
         let mut a = gather(bodies, &batch.index_a, false);
         let mut b = gather(bodies, &batch.index_b, false);
-        batch.restitution(&mut a, &mut b, threshold);
+        batch.restitution(extra, &mut a, &mut b, threshold);
         scatter(bodies, &batch.store_a, &a);
         scatter(bodies, &batch.store_b, &b);
     }
 }
+
+/// How many batches ahead `store_impulses` asks for a batch's `BatchExtra` (the second
+/// stream beside the batches, which the hardware did not bring in time).
+const STORE_EXTRAS_AHEAD: usize = 2;
 
 /// Copy the accumulated impulses to the contacts, batch after batch (each batch read
 /// once, in memory order; the next batch's contacts are prefetched while this one is
@@ -1635,14 +1789,16 @@ fn apply_restitution<W: Wide>(
 /// Each contact has one constraint, so the threads write disjoint contacts, and what each
 /// contact gets does not depend on the order; the tallies merge by sums and a maximum.
 fn store_impulses<W: Wide>(
-    overflow: &[ContactBatch<f32>],
-    (batches, store_batch): (&[ContactBatch<W>], StoreBatch<W>),
+    (overflow, overflow_extras): (&[ContactBatch<f32>], &[BatchExtra<f32>]),
+    (batches, extras, store_batch): (&[ContactBatch<W>], &[BatchExtra<W>], StoreBatch<W>),
     contacts: &mut [Contact],
     threads: &Threads,
 ) -> ContactTally
 where
     ContactBatch<W>: Send + Sync,
+    BatchExtra<W>: Send + Sync,
 {
+    assert_eq!(batches.len(), extras.len());
     let contacts = DisjointMut::new(contacts);
     let total = Mutex::new(ContactTally::default());
     let lanes = overflow.len() + batches.len() * W::LANES;
@@ -1650,15 +1806,19 @@ where
     threads.split(worth_it, |part, parts| {
         let mut tally = ContactTally::default();
         if part == 0 {
-            for batch in overflow {
-                batch.store_lane(0, &contacts, &mut tally);
+            for (batch, extra) in overflow.iter().zip(overflow_extras) {
+                batch.store_lane(extra, 0, &contacts, &mut tally);
             }
         }
         let per = batches.len().div_ceil(parts).max(1);
         let end = ((part + 1) * per).min(batches.len());
-        let run = &batches[(part * per).min(end)..end];
-        for (i, batch) in run.iter().enumerate() {
-            if let Some(next) = run.get(i + 1) {
+        let start = (part * per).min(end);
+        let (run, run_extras) = (&batches[start..end], &extras[start..end]);
+        for (i, (batch, extra)) in run.iter().zip(run_extras).enumerate() {
+            if let Some(ahead) = run_extras.get(i + STORE_EXTRAS_AHEAD) {
+                prefetch_whole(ahead);
+            }
+            if let Some(next) = run_extras.get(i + 1) {
                 for &k in next.contacts.as_ref() {
                     if k != u32::MAX {
                         // The store writes the points' impulses alone: the contact's first
@@ -1669,7 +1829,7 @@ where
                     }
                 }
             }
-            store_batch(batch, &contacts, &mut tally);
+            store_batch(batch, extra, &contacts, &mut tally);
         }
         // The merge is a sum and a maximum: the same in any order.
         total
@@ -1839,10 +1999,10 @@ mod tests {
                 impulses.push((batch_contacts[l], i, p.map(f32::to_bits)));
             }
         };
-        for_each_lane(&wide.overflow, &mut eat);
-        for_each_lane(&wide.batches4, &mut eat);
+        for_each_lane(&wide.overflow, &wide.overflow_extras, &mut eat);
+        for_each_lane(&wide.batches4, &wide.extras4, &mut eat);
         #[cfg(target_arch = "x86_64")]
-        for_each_lane(&wide.batches8, &mut eat);
+        for_each_lane(&wide.batches8, &wide.extras8, &mut eat);
         impulses.sort_by_key(|&(contact, point, _)| (contact, point));
         (bodies, impulses)
     }
@@ -1850,10 +2010,12 @@ mod tests {
     /// Every used lane of the batches: its contacts, its points' impulses, its lane.
     fn for_each_lane<W: Wide>(
         batches: &[ContactBatch<W>],
+        extras: &[BatchExtra<W>],
         f: &mut impl FnMut(&[u32], [[f32; 3]; 2], usize),
     ) {
-        for batch in batches {
-            for (l, &k) in batch.contacts.as_ref().iter().enumerate() {
+        assert_eq!(batches.len(), extras.len());
+        for (batch, extra) in batches.iter().zip(extras) {
+            for (l, &k) in extra.contacts.as_ref().iter().enumerate() {
                 if k != u32::MAX {
                     let point = |p: &PointW<W>| {
                         [
@@ -1863,7 +2025,7 @@ mod tests {
                         ]
                     };
                     f(
-                        batch.contacts.as_ref(),
+                        extra.contacts.as_ref(),
                         batch.points.each_ref().map(point),
                         l,
                     );
@@ -1991,26 +2153,29 @@ mod tests {
             }
         }
         // Each lane keeps the check of its own contact's manifold.
-        fn kept_checks<W: Wide>(batches: &[ContactBatch<W>], contacts: &[Contact]) -> usize {
+        fn kept_checks<W: Wide>(extras: &[BatchExtra<W>], contacts: &[Contact]) -> usize {
             let bits = |c: ManifoldCheck| (c.count, c.finite, c.separations.map(f32::to_bits));
             let mut lanes = 0;
-            for batch in batches {
-                for (l, &k) in batch.contacts.as_ref().iter().enumerate() {
+            for extra in extras {
+                for (l, &k) in extra.contacts.as_ref().iter().enumerate() {
                     if k != u32::MAX {
                         let of_contact = ManifoldCheck::of(&contacts[k as usize].manifold);
-                        assert_eq!(bits(batch.manifold_check(l)), bits(of_contact), "lane {l}");
+                        assert_eq!(bits(extra.manifold_check(l)), bits(of_contact), "lane {l}");
                         lanes += 1;
                     }
                 }
             }
             lanes
         }
-        fn by_lane<W: Wide>(batches: &[ContactBatch<W>], contacts: &mut [Contact]) -> ContactTally {
+        fn by_lane<W: Wide>(
+            (batches, extras): (&[ContactBatch<W>], &[BatchExtra<W>]),
+            contacts: &mut [Contact],
+        ) -> ContactTally {
             let contacts = DisjointMut::new(contacts);
             let mut tally = ContactTally::default();
-            for batch in batches {
+            for (batch, extra) in batches.iter().zip(extras) {
                 for l in 0..W::LANES {
-                    batch.store_lane(l, &contacts, &mut tally);
+                    batch.store_lane(extra, l, &contacts, &mut tally);
                 }
             }
             tally
@@ -2057,31 +2222,34 @@ mod tests {
         // prepare from the stored contacts gives: warm starts held where the store held
         // them, as stored otherwise.
         fn refresh_all<W: Wide>(
-            batches: &mut [ContactBatch<W>],
+            (batches, extras): (&mut [ContactBatch<W>], &mut [BatchExtra<W>]),
             contacts: &[Contact],
             bodies: &[SolverBody],
             finish: FinishLanes<W>,
         ) -> usize {
             let mut refreshed = 0;
-            for batch in batches {
+            for (batch, extra) in batches.iter_mut().zip(extras) {
                 let mut marks = RefreshMarks::NONE;
                 for l in 0..W::LANES {
-                    let k = batch.contacts.as_ref()[l];
+                    let k = extra.contacts.as_ref()[l];
                     if k != u32::MAX {
                         let check = ManifoldCheck::of(&contacts[k as usize].manifold);
-                        assert!(batch.refresh_lane(l, (check, true), bodies, &mut marks));
+                        assert!(batch.refresh_lane(extra, l, (check, true), bodies, &mut marks));
                         refreshed += 1;
                     }
                 }
-                finish(batch, bodies, Some(&marks));
+                finish(batch, extra, bodies, Some(&marks));
             }
             refreshed
         }
         // Every field the prepare writes, of each used lane; and each batch's flag.
-        fn lane_bits<W: Wide>(batches: &[ContactBatch<W>]) -> Vec<(Vec<u32>, bool)> {
-            let words = |b: &ContactBatch<W>, l: usize| {
-                let mut v = vec![b.manifold_state.as_ref()[l]];
-                for (p, separation) in b.points.iter().zip(&b.separations) {
+        fn lane_bits<W: Wide>(
+            batches: &[ContactBatch<W>],
+            extras: &[BatchExtra<W>],
+        ) -> Vec<(Vec<u32>, bool)> {
+            let words = |b: &ContactBatch<W>, x: &BatchExtra<W>, l: usize| {
+                let mut v = vec![x.manifold_state.as_ref()[l]];
+                for (k, p) in b.points.iter().enumerate() {
                     v.extend(
                         [
                             p.adjusted_separation,
@@ -2090,19 +2258,23 @@ mod tests {
                             p.normal_impulse,
                             p.tangent_impulse,
                             p.max_normal_impulse,
-                            p.relative_velocity,
-                            *separation,
+                            x.relative_velocity[k],
+                            x.separations[k],
                         ]
-                        .map(|x| lanes(&x)[l].to_bits()),
+                        .map(|w| lanes(&w)[l].to_bits()),
                     );
                 }
                 v
             };
             batches
                 .iter()
-                .map(|b| {
-                    let used = (0..W::LANES).filter(|&l| b.contacts.as_ref()[l] != u32::MAX);
-                    (used.flat_map(|l| words(b, l)).collect(), b.any_restitution)
+                .zip(extras)
+                .map(|(b, x)| {
+                    let used = (0..W::LANES).filter(|&l| x.contacts.as_ref()[l] != u32::MAX);
+                    (
+                        used.flat_map(|l| words(b, x, l)).collect(),
+                        x.any_restitution,
+                    )
                 })
                 .collect()
         }
@@ -2112,19 +2284,25 @@ mod tests {
         };
         wide.build(&pairs, &start, lane, |_| {}, &Threads::default());
         assert!(wide.overflow.is_empty() && wide.batches4.len() > 40);
-        assert_eq!(kept_checks(&wide.batches4, &contacts), contacts.len());
+        assert_eq!(kept_checks(&wide.extras4, &contacts), contacts.len());
         poke(&mut wide.batches4, &mut || value(&mut rng));
         let (mut one, mut other) = (contacts.clone(), contacts.clone());
-        let batches = (&wide.batches4[..], store_batch4 as StoreBatch<F32x4>);
-        let tally = store_impulses(&[], batches, &mut one, &Threads::default());
-        check(&tally, &by_lane(&wide.batches4, &mut other), "four");
+        let batches = (
+            &wide.batches4[..],
+            &wide.extras4[..],
+            store_batch4 as StoreBatch<F32x4>,
+        );
+        let tally = store_impulses((&[], &[]), batches, &mut one, &Threads::default());
+        let lanes4 = (&wide.batches4[..], &wide.extras4[..]);
+        check(&tally, &by_lane(lanes4, &mut other), "four");
         assert_eq!(first_difference(&one, &other), None, "four lanes: impulses");
         assert!(
             !tally.all_finite && tally.contacts > 100,
             "the cases were met"
         );
         let finish4: FinishLanes<F32x4> = finish_lanes4;
-        let refreshed = refresh_all(&mut wide.batches4, &one, &start, finish4);
+        let lanes4 = (&mut wide.batches4[..], &mut wide.extras4[..]);
+        let refreshed = refresh_all(lanes4, &one, &start, finish4);
         assert_eq!(refreshed, contacts.len());
         let mut fresh = WideContacts {
             force_four_lanes: true,
@@ -2135,7 +2313,10 @@ mod tests {
             ..lane(k)
         };
         fresh.build(&pairs, &start, from_stored, |_| {}, &Threads::default());
-        let (got, want) = (lane_bits(&wide.batches4), lane_bits(&fresh.batches4));
+        let (got, want) = (
+            lane_bits(&wide.batches4, &wide.extras4),
+            lane_bits(&fresh.batches4, &fresh.extras4),
+        );
         let first = (0..got.len()).find(|&b| got[b] != want[b]);
         assert_eq!(first, None, "four lanes: refreshed against prepared");
         #[cfg(target_arch = "x86_64")]
@@ -2143,19 +2324,22 @@ mod tests {
             let mut wide = WideContacts::default();
             wide.build(&pairs, &start, lane, |_| {}, &Threads::default());
             assert!(wide.overflow.is_empty() && wide.batches8.len() > 20);
-            assert_eq!(kept_checks(&wide.batches8, &contacts), contacts.len());
+            assert_eq!(kept_checks(&wide.extras8, &contacts), contacts.len());
             poke(&mut wide.batches8, &mut || value(&mut rng));
             let (mut one, mut other) = (contacts.clone(), contacts.clone());
-            let batches = (&wide.batches8[..], avx2::store_batch as StoreBatch<F32x8>);
-            let tally = store_impulses(&[], batches, &mut one, &Threads::default());
-            check(&tally, &by_lane(&wide.batches8, &mut other), "eight");
+            let store = avx2::store_batch as StoreBatch<F32x8>;
+            let batches = (&wide.batches8[..], &wide.extras8[..], store);
+            let tally = store_impulses((&[], &[]), batches, &mut one, &Threads::default());
+            let lanes8 = (&wide.batches8[..], &wide.extras8[..]);
+            check(&tally, &by_lane(lanes8, &mut other), "eight");
             assert_eq!(
                 first_difference(&one, &other),
                 None,
                 "eight lanes: impulses"
             );
             let finish8: FinishLanes<F32x8> = avx2::finish_lanes;
-            let refreshed = refresh_all(&mut wide.batches8, &one, &start, finish8);
+            let lanes8 = (&mut wide.batches8[..], &mut wide.extras8[..]);
+            let refreshed = refresh_all(lanes8, &one, &start, finish8);
             assert_eq!(refreshed, contacts.len());
             let mut fresh = WideContacts::default();
             let from_stored = |k: usize| ContactLane {
@@ -2163,7 +2347,10 @@ mod tests {
                 ..lane(k)
             };
             fresh.build(&pairs, &start, from_stored, |_| {}, &Threads::default());
-            let (got, want) = (lane_bits(&wide.batches8), lane_bits(&fresh.batches8));
+            let (got, want) = (
+                lane_bits(&wide.batches8, &wide.extras8),
+                lane_bits(&fresh.batches8, &fresh.extras8),
+            );
             let first = (0..got.len()).find(|&b| got[b] != want[b]);
             assert_eq!(first, None, "eight lanes: refreshed against prepared");
         }
