@@ -321,25 +321,15 @@ impl Threads {
         bodies: &mut [SolverBody],
         kernel: impl Fn(&[T], &mut [SolverBody]) + Sync,
     ) {
-        let threads = self.count();
-        if threads == 1
-            || batches.len() < MIN_BATCHES_PER_THREAD * threads
-            || starts.len() > MAX_COLOURS + 1
-        {
-            kernel(batches, bodies);
-            return;
-        }
-        #[cfg(feature = "parallel")]
-        if let Some(pool) = &self.pool {
-            assert_eq!(starts.last().copied(), Some(batches.len()));
-            let shared_bodies = DisjointMut::new(bodies);
-            for_each_block(pool, starts, threads, &|range| {
-                // SAFETY: as in `by_colour`.
-                unsafe { kernel(&batches[range], shared_bodies.all()) };
-            });
-            return;
-        }
-        kernel(batches, bodies);
+        // The batches go beside nothing (a `Vec` of `()` allocates nothing).
+        let mut nothing = vec![(); batches.len()];
+        self.by_colour_beside(
+            &mut nothing,
+            batches,
+            starts,
+            bodies,
+            |_, batches, bodies| kernel(batches, bodies),
+        );
     }
 }
 
