@@ -349,6 +349,11 @@ const MAX_COLOURS: usize = 32;
 /// to finish, so a thread the operating system parks holds nothing up unless it holds a
 /// block. (A block's writes are published by the release increment of `done`, which the
 /// next colour's threads acquire.)
+///
+/// Consecutive colours of fewer than `SMALL_COLOUR_BATCHES_PER_THREAD` batches a thread
+/// run as one block (`colour_groups`): one thread solves them in colour order, as the
+/// one-thread loop does, without a wait between each (a heap of small boxes in a turning
+/// drum fills ten colours with one contact each, its contacts with the drum).
 #[cfg(feature = "parallel")]
 fn for_each_block(
     pool: &super::pool::Pool,
@@ -359,25 +364,31 @@ fn for_each_block(
     use std::sync::atomic::{AtomicUsize, Ordering};
     let colours = starts.len().saturating_sub(1);
     debug_assert!(colours <= MAX_COLOURS);
-    // (block size, block count) of colour `c`.
-    let blocks = |c: usize| {
-        let len = starts[c + 1] - starts[c];
-        let size = len.div_ceil(BLOCKS_PER_THREAD * threads).max(1);
+    let (groups, group_starts, whole) =
+        colour_groups(starts, SMALL_COLOUR_BATCHES_PER_THREAD * threads);
+    // (block size, block count) of group `g`: one block for a run of small colours.
+    let blocks = |g: usize| {
+        let len = group_starts[g + 1] - group_starts[g];
+        let size = if whole[g] {
+            len.max(1)
+        } else {
+            len.div_ceil(BLOCKS_PER_THREAD * threads).max(1)
+        };
         (size, len.div_ceil(size))
     };
-    // Colour `c`'s block flags: `flags[first[c]..first[c + 1]]`.
+    // Group `g`'s block flags: `flags[first[g]..first[g + 1]]`.
     let mut first = [0; MAX_COLOURS + 1];
-    for c in 0..colours {
-        first[c + 1] = first[c] + blocks(c).1;
+    for g in 0..groups {
+        first[g + 1] = first[g] + blocks(g).1;
     }
-    let flags = claims(first[colours]);
+    let flags = claims(first[groups]);
     let done: [AtomicUsize; MAX_COLOURS] = std::array::from_fn(|_| AtomicUsize::new(0));
     pool.run(&|member| {
-        for c in 0..colours {
-            if c > 0 {
-                let (_, before) = blocks(c - 1);
+        for g in 0..groups {
+            if g > 0 {
+                let (_, before) = blocks(g - 1);
                 let mut spins = 0u32;
-                while done[c - 1].load(Ordering::Acquire) < before {
+                while done[g - 1].load(Ordering::Acquire) < before {
                     if spins < 1000 {
                         std::hint::spin_loop();
                         spins += 1;
@@ -386,14 +397,47 @@ fn for_each_block(
                     }
                 }
             }
-            let (size, _) = blocks(c);
-            take(&flags[first[c]..first[c + 1]], member, threads, |k| {
-                let start = starts[c] + k * size;
-                f(start..(start + size).min(starts[c + 1]));
-                done[c].fetch_add(1, Ordering::Release);
+            let (size, _) = blocks(g);
+            take(&flags[first[g]..first[g + 1]], member, threads, |k| {
+                let start = group_starts[g] + k * size;
+                f(start..(start + size).min(group_starts[g + 1]));
+                done[g].fetch_add(1, Ordering::Release);
             });
         }
     });
+}
+
+/// Colours of fewer batches than this per thread are not split across the team
+/// (`for_each_block`): a colour's wait costs about what a few batches do.
+#[cfg(feature = "parallel")]
+const SMALL_COLOUR_BATCHES_PER_THREAD: usize = 2;
+
+/// The colours `starts` (as `by_colour`) in groups: each colour of at least `small` batches
+/// alone, each run of consecutive smaller ones together. Returns the group count, the
+/// groups' first batches (and the end after the last group's) and which groups are runs
+/// of small colours (solved as one block).
+#[cfg(feature = "parallel")]
+fn colour_groups(
+    starts: &[usize],
+    small: usize,
+) -> (usize, [usize; MAX_COLOURS + 1], [bool; MAX_COLOURS]) {
+    let colours = starts.len().saturating_sub(1);
+    let len = |c: usize| starts[c + 1] - starts[c];
+    let (mut group_starts, mut whole) = ([0; MAX_COLOURS + 1], [false; MAX_COLOURS]);
+    let (mut groups, mut c) = (0, 0);
+    while c < colours {
+        group_starts[groups] = starts[c];
+        whole[groups] = len(c) < small;
+        c += 1;
+        if whole[groups] {
+            while c < colours && len(c) < small {
+                c += 1;
+            }
+        }
+        groups += 1;
+    }
+    group_starts[groups] = starts.last().copied().unwrap_or(0);
+    (groups, group_starts, whole)
 }
 
 /// `count` flags, all clear: which pieces of work `take` has handed out.
@@ -567,6 +611,30 @@ mod tests {
                 assert_eq!(before, starts[colour], "{count} threads, colour {colour}");
             }
         }
+    }
+
+    /// Colours under the size run together, each longer one alone, whatever sits at
+    /// either end.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn colour_groups_join_runs_of_small_colours() {
+        let group = |starts: &[usize], small: usize| {
+            let (count, group_starts, whole) = colour_groups(starts, small);
+            (group_starts[..=count].to_vec(), whole[..count].to_vec())
+        };
+        let (f, t) = (false, true);
+        assert_eq!(
+            group(&[0, 40, 41, 43, 120, 200], 4),
+            (vec![0, 40, 43, 120, 200], vec![f, t, f, f])
+        );
+        assert_eq!(
+            group(&[0, 1, 2, 50, 51, 53], 4),
+            (vec![0, 2, 50, 53], vec![t, f, t])
+        );
+        // A colour of exactly `small` batches is split; one alone is its own group.
+        assert_eq!(group(&[0, 4, 7, 11], 4), (vec![0, 4, 7, 11], vec![f, t, f]));
+        assert_eq!(group(&[0, 9], 4), (vec![0, 9], vec![f]));
+        assert_eq!(group(&[0], 4), (vec![0], vec![]));
     }
 
     /// `by_colour_beside` hands each block the same range of `beside` as of the batches.
