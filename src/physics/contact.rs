@@ -345,6 +345,9 @@ pub(crate) struct ContactSet {
     /// of the contacts it left touching: in step with `contacts` from `update_manifolds`
     /// until the contacts next change (`with_touching_slots`).
     outcomes: Vec<ContactUpdate>,
+    /// How many contacts the last narrow phase left touching, when it removed none and left
+    /// no normal that is not finite (else `None`): read with `outcomes` (`clean_touching`).
+    clean_touching: Option<usize>,
     /// The body slots of each contact (`DEAD_SLOTS` for a dead one), always in step with
     /// `contacts`: removing a body's contacts scans these 8 bytes a contact, not the
     /// 192-byte contacts.
@@ -727,6 +730,15 @@ impl ContactSet {
         &self.touching
     }
 
+    /// How many contacts the narrow phase's list holds touching, when the list is in step
+    /// with the contacts, the narrow phase removed none and every contact it left without
+    /// points has a finite normal: then the list names those contacts and no other needs
+    /// the quarantine's look (`World::quarantine`).
+    pub(crate) fn clean_touching(&self) -> Option<usize> {
+        self.clean_touching
+            .filter(|_| self.outcomes.len() == self.contacts.len())
+    }
+
     /// Drop the narrow phase's list of touching contacts (a manifold was changed since).
     pub(crate) fn forget_outcomes(&mut self) {
         self.outcomes.clear();
@@ -985,8 +997,12 @@ impl ContactSet {
         threads.map_mut_beside(&mut self.contacts, &mut self.outcomes, update, beside);
         let mut to_wake: Vec<BodyHandle> = Vec::new();
         let mut any_removed = false;
+        let mut any_nonfinite = false;
+        let mut touching = 0;
         let mut reused = 0;
         for (c, outcome) in self.contacts.iter().zip(&self.outcomes) {
+            touching += usize::from(outcome.slots != NOT_TOUCHING);
+            any_nonfinite |= outcome.nonfinite();
             let outcome = outcome.flags;
             any_removed |= outcome & Outcome::REMOVED != 0;
             if outcome & Outcome::REUSED != 0 {
@@ -999,6 +1015,7 @@ impl ContactSet {
                 to_wake.push(c.body_b);
             }
         }
+        self.clean_touching = (!any_removed && !any_nonfinite).then_some(touching);
         if any_removed {
             // The parted pairs' keys first, then out of the set a few keys behind their
             // prefetch: each removal is a miss into a table larger than the caches.

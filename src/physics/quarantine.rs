@@ -309,6 +309,7 @@ impl World {
         // (`ContactTally`): then only the others are visited, unless a body was frozen
         // (its contacts changed) or the store met a number that is not finite.
         let stored = self.solver.contacts.take_tally();
+        let clean_touching = self.contacts.clean_touching();
         let mut tally = ContactTally::default();
         let (contacts, touching) = self.contacts.with_touching_slots();
         let mut quarantined = 0;
@@ -324,18 +325,23 @@ impl World {
         match (stored, touching) {
             (Some(stored), Some(touching)) if frozen_none && stored.all_finite => {
                 tally = stored;
-                // The stored contacts, ascending.
-                let mut written = self.solver.contacts.stored_contacts().iter().peekable();
-                for (ci, (c, update)) in contacts.iter_mut().zip(touching).enumerate() {
-                    if written.next_if_eq(&&(ci as u32)).is_some() {
-                        continue;
+                let written = self.solver.contacts.stored_contacts();
+                // The stored contacts are touching and distinct: when they are as many as
+                // the touching ones and no normal is out of range, no other needs holding.
+                if clean_touching != Some(written.len()) {
+                    // The stored contacts, ascending.
+                    let mut written = written.iter().peekable();
+                    for (ci, (c, update)) in contacts.iter_mut().zip(touching).enumerate() {
+                        if written.next_if_eq(&&(ci as u32)).is_some() {
+                            continue;
+                        }
+                        // Without points, a manifold is its normal, which the narrow phase
+                        // checked for every contact it left (`NONFINITE`).
+                        if update.slots == NOT_TOUCHING && !update.nonfinite() {
+                            continue;
+                        }
+                        hold(c, &mut tally);
                     }
-                    // Without points, a manifold is its normal, which the narrow phase
-                    // checked for every contact it left (`NONFINITE`).
-                    if update.slots == NOT_TOUCHING && !update.nonfinite() {
-                        continue;
-                    }
-                    hold(c, &mut tally);
                 }
             }
             _ => {
