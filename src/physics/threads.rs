@@ -18,7 +18,8 @@
 //!   colour share no moving body (`solver/graph.rs`), so each batch reads and writes the
 //!   same velocities whichever thread runs it and in whatever order; no block of the next
 //!   colour starts before every block of this one is done, so it sees every impulse of the
-//!   colours before it, exactly as the one-thread loop does. Fixed bodies (the shared static body 0,
+//!   colours before it, exactly as the one-thread loop does (a run of small colours is one
+//!   block: one thread runs it in the one-thread order). Fixed bodies (the shared static body 0,
 //!   kinematic bodies) may appear in batches of several threads: they are only read, never
 //!   written back (`contact_simd::scatter` skips them).
 //! - The prepare writes each batch from one thread (equal runs of batches, `split`), the
@@ -252,7 +253,8 @@ impl Threads {
     /// batches of colour `c` (batches are stored colour after colour). One thread: one call
     /// over every batch, in order. More: each colour's batches are cut into blocks that the
     /// threads claim (each its own share first), and no block of a colour starts before
-    /// every block of the colour before it is done (`for_each_block`).
+    /// every block of the colour before it is done (`for_each_block`); a run of small
+    /// colours is one block, which one thread runs in order.
     ///
     /// The caller promises that batches of one colour share no moving body and that the
     /// kernel writes no fixed body (see the module docs): that is what makes the shared
