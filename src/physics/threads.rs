@@ -163,7 +163,8 @@ impl Threads {
                     }
                 })
             });
-            // A busy team lets the caller run the items alone: then `beside` comes last.
+            // A busy team, or a worker that did not come before the caller had done its
+            // part (`Pool::run`), leaves `beside` to the caller: then it comes last.
             run_beside();
             return;
         }
