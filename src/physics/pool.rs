@@ -278,6 +278,19 @@ mod tests {
         true
     }
 
+    /// Run a job whose caller part waits (up to ten seconds) until every member of the team
+    /// has come; how many ran it.
+    fn run_held_open(pool: &Pool) -> usize {
+        let runs = AtomicUsize::new(0);
+        pool.run(&|member| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            if member == 0 {
+                assert!(wait_for(|| runs.load(Ordering::SeqCst) == pool.team_size()));
+            }
+        });
+        runs.load(Ordering::SeqCst)
+    }
+
     /// Every worker enters a job held open long enough (the caller's part waits for them),
     /// each member runs it once, jobs follow one another, and a team of workers asleep
     /// (after `SPIN`) still takes the next job.
@@ -335,14 +348,7 @@ mod tests {
             "the caller ran each job alone"
         );
         // The worker, let go, skips the closed jobs and enters the next one held open.
-        let runs = AtomicUsize::new(0);
-        pool.run(&|member| {
-            runs.fetch_add(1, Ordering::SeqCst);
-            if member == 0 {
-                assert!(wait_for(|| runs.load(Ordering::SeqCst) == 2));
-            }
-        });
-        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        assert_eq!(run_held_open(&pool), 2);
         assert_eq!(
             held_runs.load(Ordering::SeqCst),
             100,
@@ -367,14 +373,7 @@ mod tests {
             })
         }));
         assert!(result.is_err());
-        let runs = AtomicUsize::new(0);
-        pool.run(&|member| {
-            runs.fetch_add(1, Ordering::SeqCst);
-            if member == 0 {
-                assert!(wait_for(|| runs.load(Ordering::SeqCst) == 3));
-            }
-        });
-        assert_eq!(runs.load(Ordering::SeqCst), 3);
+        assert_eq!(run_held_open(&pool), 3);
     }
 
     /// Two callers at once: one gets the team, the other runs its job alone; neither waits
