@@ -122,9 +122,10 @@ struct Node {
     /// subtree at the root and `rebuild` finds them all from there. Insertion, removal and
     /// rotations keep it by flagging a node that adopts a flagged child.
     enlarged: bool,
-    /// Scratch for [`DynamicTree::overlapping_pairs`]: a marked proxy lies below (or is)
-    /// this node. Always false outside that call.
-    touched: bool,
+    /// Scratch for [`DynamicTree::overlapping_pairs`]: equal to the tree's `walk_stamp`
+    /// while a marked proxy of the current call lies below (or is) this node. Any other
+    /// value means untouched, so nothing clears it after the call (0 on a new node).
+    touched: u8,
     /// Leaf: the proxy's filter. Internal: the union of the children's.
     filter: ProxyFilter,
 }
@@ -140,7 +141,7 @@ impl Node {
         child_b_or_user: NULL,
         height: FREE_HEIGHT,
         enlarged: false,
-        touched: false,
+        touched: 0,
         filter: ProxyFilter::ALL,
     };
 
@@ -205,6 +206,9 @@ pub struct DynamicTree {
     rebuild_items: Vec<(u32, Vec2)>,
     /// Scratch for `overlapping_pairs`: node pairs still to visit.
     pair_stack: Vec<(u32, u32)>,
+    /// The `touched` value of the current (or last) `overlapping_pairs` call: one more
+    /// each call; when it wraps, every node's is set back to 0 and it starts again at 1.
+    walk_stamp: u8,
 }
 
 impl Default for DynamicTree {
@@ -222,6 +226,7 @@ impl DynamicTree {
             proxy_count: 0,
             rebuild_items: Vec::new(),
             pair_stack: Vec::new(),
+            walk_stamp: 0,
         }
     }
 
@@ -478,8 +483,8 @@ impl DynamicTree {
     fn visit(
         nodes: &[Node],
         stack: &mut Vec<(u32, u32)>,
-        x: u32,
-        y: u32,
+        (x, y): (u32, u32),
+        stamp: u8,
         report: &mut impl FnMut(u32, u32, u32, u32),
     ) {
         let nx = &nodes[x as usize];
@@ -488,10 +493,10 @@ impl DynamicTree {
             // across the two children.
             let (a, b) = (nx.child_a, nx.child_b_or_user);
             let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
-            if na.touched && !na.is_leaf() && na.filter.may_pair(na.filter) {
+            if na.touched == stamp && !na.is_leaf() && na.filter.may_pair(na.filter) {
                 stack.push((a, a));
             }
-            if nb.touched && !nb.is_leaf() && nb.filter.may_pair(nb.filter) {
+            if nb.touched == stamp && !nb.is_leaf() && nb.filter.may_pair(nb.filter) {
                 stack.push((b, b));
             }
             if na.aabb.overlaps(&nb.aabb) && na.filter.may_pair(nb.filter) {
@@ -504,10 +509,10 @@ impl DynamicTree {
         match (nx.is_leaf(), ny.is_leaf()) {
             (true, true) => report(x, nx.child_b_or_user, y, ny.child_b_or_user),
             // Split the internal one, or the taller of two internal ones.
-            (false, true) => Self::push_cross(nodes, stack, x, y),
-            (true, false) => Self::push_cross(nodes, stack, y, x),
-            (false, false) if nx.height >= ny.height => Self::push_cross(nodes, stack, x, y),
-            (false, false) => Self::push_cross(nodes, stack, y, x),
+            (false, true) => Self::push_cross(nodes, stack, x, y, stamp),
+            (true, false) => Self::push_cross(nodes, stack, y, x, stamp),
+            (false, false) if nx.height >= ny.height => Self::push_cross(nodes, stack, x, y, stamp),
+            (false, false) => Self::push_cross(nodes, stack, y, x, stamp),
         }
     }
 
@@ -531,12 +536,21 @@ impl DynamicTree {
         if self.root == NULL || marked.is_empty() {
             return;
         }
-        // 1. Flag every marked proxy and its ancestors.
+        // 1. Flag every marked proxy and its ancestors with this call's stamp (the last
+        //    call's flags need no clearing: they hold another stamp).
+        self.walk_stamp = self.walk_stamp.wrapping_add(1);
+        if self.walk_stamp == 0 {
+            for node in &mut self.nodes {
+                node.touched = 0;
+            }
+            self.walk_stamp = 1;
+        }
+        let stamp = self.walk_stamp;
         for &proxy in marked {
             self.check_proxy(proxy);
             let mut index = proxy;
-            while index != NULL && !self.nodes[index as usize].touched {
-                self.nodes[index as usize].touched = true;
+            while index != NULL && self.nodes[index as usize].touched != stamp {
+                self.nodes[index as usize].touched = stamp;
                 index = self.nodes[index as usize].parent;
             }
         }
@@ -558,7 +572,7 @@ impl DynamicTree {
             while front < seeds.len() && seeds.len() - front < want {
                 let (x, y) = seeds[front];
                 front += 1;
-                Self::visit(nodes, &mut seeds, x, y, &mut emit);
+                Self::visit(nodes, &mut seeds, (x, y), stamp, &mut emit);
             }
         }
         let seeds_left = &seeds[front..];
@@ -577,30 +591,25 @@ impl DynamicTree {
                 };
                 stack.push((x, y));
                 while let Some((x, y)) = stack.pop() {
-                    Self::visit(nodes, &mut stack, x, y, &mut emit);
+                    Self::visit(nodes, &mut stack, (x, y), stamp, &mut emit);
                 }
             }
         });
         self.pair_stack = seeds;
-        // 3. Clear the flags.
-        for &proxy in marked {
-            let mut index = proxy;
-            while index != NULL && self.nodes[index as usize].touched {
-                self.nodes[index as usize].touched = false;
-                index = self.nodes[index as usize].parent;
-            }
-        }
     }
 
     /// Push (child, other) for each child of `split` whose box overlaps `other`'s, when one
     /// of the two is touched.
     #[inline]
-    fn push_cross(nodes: &[Node], stack: &mut Vec<(u32, u32)>, split: u32, other: u32) {
+    fn push_cross(nodes: &[Node], stack: &mut Vec<(u32, u32)>, split: u32, other: u32, stamp: u8) {
         let n = &nodes[split as usize];
         let o = &nodes[other as usize];
         for child in [n.child_a, n.child_b_or_user] {
             let c = &nodes[child as usize];
-            if (c.touched || o.touched) && c.aabb.overlaps(&o.aabb) && c.filter.may_pair(o.filter) {
+            if (c.touched == stamp || o.touched == stamp)
+                && c.aabb.overlaps(&o.aabb)
+                && c.filter.may_pair(o.filter)
+            {
                 stack.push((child, other));
             }
         }

@@ -398,3 +398,56 @@ fn ray_cast_matches_brute_force() {
     );
     assert_eq!(calls, 1);
 }
+
+/// The pair walk against brute force, call after call: more calls than the walk's stamp
+/// has values, so the flags earlier calls left (never cleared) and the stamp's wrap are in
+/// play. The first 300 calls leave the tree alone: call 1 marks every proxy and the
+/// others one, so calls 256 and after reuse call 1's stamp on a tree it left flagged all
+/// over; the rest re-create a proxy between calls (the free list hands flagged nodes out
+/// again) and mark up to 20 at random. Each pair once.
+#[test]
+fn overlapping_pairs_match_brute_force_call_after_call() {
+    let mut rng = Rng(777);
+    let mut tree = DynamicTree::new();
+    let mut live: Vec<(u32, Aabb)> = Vec::new();
+    for i in 0..300 {
+        let aabb = rng.random_box(40.0, 1.5);
+        live.push((tree.create_proxy(aabb, i), aabb));
+    }
+    for call in 0..600 {
+        let mut marked: Vec<u32> = if call == 1 {
+            live.iter().map(|&(p, _)| p).collect()
+        } else if call < 300 {
+            vec![live[0].0]
+        } else {
+            let (p, _) = live.swap_remove(rng.below(live.len()));
+            tree.destroy_proxy(p);
+            let aabb = rng.random_box(40.0, 1.5);
+            live.push((tree.create_proxy(aabb, call), aabb));
+            (0..1 + rng.below(20))
+                .map(|_| live[rng.below(live.len())].0)
+                .collect()
+        };
+        marked.sort_unstable();
+        marked.dedup();
+        let mut got = Vec::new();
+        tree.overlapping_pairs(&marked, |a, _, b, _| got.push((a.min(b), a.max(b))));
+        got.sort_unstable();
+        let mut expected = Vec::new();
+        for &m in &marked {
+            let boxed = live
+                .iter()
+                .find(|(p, _)| *p == m)
+                .expect("marked is live")
+                .1;
+            for &(p, aabb) in &live {
+                if p != m && aabb.overlaps(&boxed) {
+                    expected.push((p.min(m), p.max(m)));
+                }
+            }
+        }
+        expected.sort_unstable();
+        expected.dedup();
+        assert_eq!(got, expected, "call {call}");
+    }
+}
