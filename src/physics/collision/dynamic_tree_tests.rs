@@ -42,6 +42,24 @@ impl Rng {
     }
 }
 
+/// A tree of `count` random boxes (`Rng::random_box(world, max_half)`), user data 0, 1, ...,
+/// and the proxies with their boxes.
+fn random_tree(
+    rng: &mut Rng,
+    count: u32,
+    world: f32,
+    max_half: f32,
+) -> (DynamicTree, Vec<(u32, Aabb)>) {
+    let mut tree = DynamicTree::new();
+    let live = (0..count)
+        .map(|i| {
+            let aabb = rng.random_box(world, max_half);
+            (tree.create_proxy(aabb, i), aabb)
+        })
+        .collect();
+    (tree, live)
+}
+
 /// Entry fraction of the segment `p + t d`, t in [0, max], into `aabb` (slab test).
 pub(crate) fn segment_entry(aabb: &Aabb, p: Vec2, d: Vec2, max: f32) -> Option<f32> {
     let (mut t_min, mut t_max) = (0.0f32, max);
@@ -112,12 +130,7 @@ fn assert_query_exact(tree: &DynamicTree, live: &[(u32, Aabb)], q: Aabb) {
 #[test]
 fn enlarge_then_rebuild_stays_exact() {
     let mut rng = Rng(0x51ed_270b);
-    let mut tree = DynamicTree::new();
-    let mut live: Vec<(u32, Aabb)> = Vec::new();
-    for i in 0..3_000 {
-        let aabb = rng.random_box(100.0, 1.0);
-        live.push((tree.create_proxy(aabb, i), aabb));
-    }
+    let (mut tree, mut live) = random_tree(&mut rng, 3_000, 100.0, 1.0);
     assert_eq!(tree.rebuild(), 0, "nothing enlarged yet");
     for round in 0..6 {
         // A quarter of the proxies get a new box: mostly nearby, some far away (the
@@ -293,12 +306,7 @@ fn destroy_and_recreate_reuse_ids() {
 #[test]
 fn query_matches_brute_force() {
     let mut rng = Rng(12345);
-    let mut tree = DynamicTree::new();
-    let mut live: Vec<(u32, Aabb)> = Vec::new();
-    for i in 0..2_000 {
-        let aabb = rng.random_box(100.0, 2.0);
-        live.push((tree.create_proxy(aabb, i), aabb));
-    }
+    let (mut tree, mut live) = random_tree(&mut rng, 2_000, 100.0, 2.0);
     // Punch holes so the free list is in play.
     for _ in 0..300 {
         let (p, _) = live.swap_remove(rng.below(live.len()));
@@ -323,12 +331,7 @@ fn query_matches_brute_force() {
 #[test]
 fn ray_cast_matches_brute_force() {
     let mut rng = Rng(0xdead_beef);
-    let mut tree = DynamicTree::new();
-    let mut live: Vec<(u32, Aabb)> = Vec::new();
-    for i in 0..1_500 {
-        let aabb = rng.random_box(100.0, 1.5);
-        live.push((tree.create_proxy(aabb, i), aabb));
-    }
+    let (tree, live) = random_tree(&mut rng, 1_500, 100.0, 1.5);
 
     for ray in 0..300 {
         let origin = Vec2::new(rng.range(-20.0, 120.0), rng.range(-20.0, 120.0));
@@ -408,12 +411,7 @@ fn ray_cast_matches_brute_force() {
 #[test]
 fn overlapping_pairs_match_brute_force_call_after_call() {
     let mut rng = Rng(777);
-    let mut tree = DynamicTree::new();
-    let mut live: Vec<(u32, Aabb)> = Vec::new();
-    for i in 0..300 {
-        let aabb = rng.random_box(40.0, 1.5);
-        live.push((tree.create_proxy(aabb, i), aabb));
-    }
+    let (mut tree, mut live) = random_tree(&mut rng, 300, 40.0, 1.5);
     for call in 0..600 {
         let mut marked: Vec<u32> = if call == 1 {
             live.iter().map(|&(p, _)| p).collect()
