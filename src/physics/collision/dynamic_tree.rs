@@ -389,10 +389,16 @@ impl DynamicTree {
         parent
     }
 
-    /// The tree itself, without the scratch buffers (tests compare trees with it).
+    /// The tree itself, without the scratch buffers and the pair walk's flags (tests compare
+    /// trees with it).
     #[cfg(test)]
     pub(crate) fn structure(&self) -> String {
-        format!("{:?} {} {}", self.nodes, self.root, self.free_list)
+        let nodes: Vec<Node> = self
+            .nodes
+            .iter()
+            .map(|n| Node { touched: 0, ..*n })
+            .collect();
+        format!("{:?} {} {}", nodes, self.root, self.free_list)
     }
 
     /// The box stored for a proxy.
