@@ -42,6 +42,7 @@ use std::fmt;
 use std::ops::Range;
 
 use super::error::{PhysicsError, PhysicsResult};
+use super::solver::contact_simd::prefetch_whole;
 use super::solver::SolverBody;
 
 /// Awake bodies per thread below which a pass over the body arena (proxy boxes, solver
@@ -158,9 +159,7 @@ impl Threads {
                     let first = range.start;
                     // SAFETY: each chunk is claimed by exactly one thread.
                     let (items, out) = unsafe { (items.slice(range.clone()), out.slice(range)) };
-                    for (i, (item, o)) in items.iter_mut().zip(out).enumerate() {
-                        *o = f(first + i, item);
-                    }
+                    map_ahead(items, out, first, &f);
                 })
             });
             // A busy team, or a worker that did not come before the caller had done its
@@ -169,9 +168,7 @@ impl Threads {
             return;
         }
         beside();
-        for (i, (item, o)) in items.iter_mut().zip(out).enumerate() {
-            *o = f(i, item);
-        }
+        map_ahead(items, out, 0, &f);
     }
 
     /// Run `f(part, parts)` for every part in `0..parts`, one part per thread of the team
@@ -504,6 +501,23 @@ impl<T> std::ops::Deref for Padded<T> {
 impl<T> std::ops::DerefMut for Padded<T> {
     fn deref_mut(&mut self) -> &mut T {
         &mut self.0
+    }
+}
+
+/// Items ahead of the one being mapped that `map_ahead` asks the CPU for.
+const ITEMS_AHEAD: usize = 4;
+
+/// `out[i] = f(first + i, &mut items[i])` in order, each item asked for `ITEMS_AHEAD`
+/// before its turn (a hint, no effect on results): the narrow phase's 192-byte contacts
+/// are read once a step, and the stream prefetcher alone left the first read of each to
+/// wait on memory (a quarter of the tumbler's narrow phase under `perf`).
+fn map_ahead<T, U>(items: &mut [T], out: &mut [U], first: usize, f: &impl Fn(usize, &mut T) -> U) {
+    let (base, len) = (items.as_ptr(), items.len());
+    for (i, (item, o)) in items.iter_mut().zip(out).enumerate() {
+        if i + ITEMS_AHEAD < len {
+            prefetch_whole(base.wrapping_add(i + ITEMS_AHEAD));
+        }
+        *o = f(first + i, item);
     }
 }
 

@@ -1493,7 +1493,7 @@ fn lay_out<W: Wide>(
 /// on results; nothing off x86_64): the first byte of each 64 and the last byte, which
 /// covers the lines whatever the alignment (the size is a constant: no loop is left).
 #[inline(always)]
-pub(super) fn prefetch_whole<T>(item: *const T) {
+pub(crate) fn prefetch_whole<T>(item: *const T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
