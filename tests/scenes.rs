@@ -573,6 +573,90 @@ fn export_continues_bit_for_bit(text: &str) {
     }
 }
 
+/// A soft-step world exported while balls fly at a wall: their reaches (boxes swept along
+/// the motion, what they pair with static shapes by) are not their proxy boxes, travel in
+/// `reach_boxes`, and the loaded world continues bit for bit as the balls reach the wall.
+#[test]
+fn export_keeps_the_reach_of_fast_shapes() {
+    use impulse::physics::{
+        BodyDef, Circle, Geometry, Polygon, ShapeDef, SolverKind, SolverSettings,
+    };
+    let mut original = World::new(SolverSettings {
+        solver: SolverKind::SoftStep,
+        gravity: Vec2::ZERO,
+        sleep: false,
+        ..SolverSettings::default()
+    });
+    let wall = original
+        .create_body(&BodyDef::fixed(Vec2::new(10.0, 0.0)))
+        .unwrap();
+    let slab = Geometry::Polygon(Polygon::new_box(0.1, 5.0).unwrap());
+    original.create_shape(wall, &ShapeDef::new(slab)).unwrap();
+    for k in 0..4 {
+        let def = BodyDef::dynamic(Vec2::new(0.3 * k as f32, 1.2 * k as f32 - 2.0))
+            .linear_velocity(Vec2::new(20.0 + 3.0 * k as f32, 0.0));
+        let ball = original.create_body(&def).unwrap();
+        let disc = Geometry::Circle(Circle::new(Vec2::ZERO, 0.25).unwrap());
+        original.create_shape(ball, &ShapeDef::new(disc)).unwrap();
+    }
+    step_n(&mut original, 15);
+    let exported = export::export_world(&original, &meta()).unwrap();
+    assert!(exported.contains("reach_boxes"), "no reach written");
+    let mut restored = scene::load_str(&exported, "export.ron").unwrap().world;
+    assert_eq!(restored.state_hash(), original.state_hash());
+    assert_eq!(export::export_world(&restored, &meta()).unwrap(), exported);
+    // Without the reaches, the loaded world is not the one exported.
+    let mut file = export::scene_file(&original, &meta());
+    for body in &mut file.state.as_mut().unwrap().bodies {
+        body.reach_boxes.clear();
+    }
+    let lost = scene::build::build(&file, "lost.ron").unwrap().world;
+    assert_ne!(export::export_world(&lost, &meta()).unwrap(), exported);
+    // A wrong count or an inverted box is refused, and says where.
+    fn ball_state(file: &mut SceneFile) -> &mut impulse::scene::format::BodyStateFile {
+        &mut file.state.as_mut().unwrap().bodies[1]
+    }
+    let mut file = export::scene_file(&original, &meta());
+    let extra = ball_state(&mut file).reach_boxes[0];
+    ball_state(&mut file).reach_boxes.push(extra);
+    let refused = |file: &SceneFile, name: &str| match scene::build::build(file, name) {
+        Ok(_) => panic!("{name} loaded"),
+        Err(e) => e.to_string(),
+    };
+    let err = refused(&file, "extra.ron");
+    assert!(err.contains("reach_boxes: 2 boxes for 1 shapes"), "{err}");
+    let mut file = export::scene_file(&original, &meta());
+    let (min, max) = ball_state(&mut file).reach_boxes[0];
+    ball_state(&mut file).reach_boxes[0] = (max, min);
+    let err = refused(&file, "inverted.ron");
+    assert!(
+        err.contains("reach_boxes[0]: min must be below max"),
+        "{err}"
+    );
+    let wall_pairs = |w: &World| w.contacts().count();
+    for k in 0..40 {
+        step_n(&mut original, 1);
+        step_n(&mut restored, 1);
+        assert_eq!(
+            restored.state_hash(),
+            original.state_hash(),
+            "diverged {k} steps after the export"
+        );
+        assert_eq!(wall_pairs(&restored), wall_pairs(&original));
+    }
+    let balls = original
+        .bodies()
+        .filter(|(_, b)| b.kind() == BodyKind::Dynamic);
+    for (_, ball) in balls {
+        // The wall's face is at x = 9.9.
+        let x = ball.position().x;
+        assert!(
+            x < 9.9 - 0.25 + 0.01,
+            "a ball passed the wall's face: x = {x}"
+        );
+    }
+}
+
 #[test]
 fn n_plus_m_steps_equal_n_steps_exported_then_m_steps_for_library_scenes() {
     let dir = scenes_dir();

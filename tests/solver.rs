@@ -409,6 +409,70 @@ fn capsules_rest_flat_on_the_ground() {
     }
 }
 
+/// The soft step pairs moving shapes by their unswept fat boxes: a column of boxes falling
+/// together at 30 m/s (half a metre a step, more than the 0.3 m gaps) makes no pair among
+/// its boxes, where the classic solver, whose boxes are swept by a step of motion, pairs
+/// each with the next. Each box still pairs with the ground in time (its reach is swept),
+/// and the column lands on it: nothing passes through.
+#[test]
+fn bodies_falling_together_do_not_pair_in_the_soft_step() {
+    for solver in [SolverKind::SoftStep, SolverKind::Classic] {
+        let mut world = World::new(SolverSettings {
+            solver,
+            gravity: Vec2::ZERO,
+            ..awake_settings()
+        });
+        let ground = ground(&mut world, 0.6);
+        let boxes: Vec<_> = (0..5)
+            .map(|k| {
+                let b = dynamic_box(
+                    &mut world,
+                    Vec2::new(0.0, 15.0 + 0.8 * k as f32),
+                    Vec2::splat(0.25),
+                    1.0,
+                    0.6,
+                );
+                world.set_linear_velocity(b, Vec2::new(0.0, -30.0)).unwrap();
+                b
+            })
+            .collect();
+        let moving_pairs = |w: &World| {
+            w.contacts()
+                .filter(|c| c.body_a() != ground && c.body_b() != ground)
+                .count()
+        };
+        // The lowest box's bottom is 14.75 m above the ground's top: at 0.5 m a step, 29
+        // steps in flight, the last from 0.75 m to 0.25 m above.
+        let mut most = 0;
+        for _ in 0..29 {
+            world.step(DT);
+            most = most.max(moving_pairs(&world));
+        }
+        let ground_pairs = world.contacts().count() - moving_pairs(&world);
+        match solver {
+            SolverKind::SoftStep => assert_eq!(most, 0, "pairs among the falling boxes"),
+            _ => assert!(
+                most >= 4,
+                "the classic solver's swept boxes made {most} pairs"
+            ),
+        }
+        assert!(
+            ground_pairs >= 1,
+            "{solver:?}: no pair with the ground before landing"
+        );
+        for _ in 0..120 {
+            world.step(DT);
+        }
+        for (k, &b) in boxes.iter().enumerate() {
+            let y = pos(&world, b).y;
+            assert!(
+                y > 0.2,
+                "{solver:?}: box {k} at y = {y}, through the ground (top at 0)"
+            );
+        }
+    }
+}
+
 #[test]
 fn fast_ball_does_not_tunnel_through_a_thin_wall() {
     for offset in 0..12 {

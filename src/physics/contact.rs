@@ -10,7 +10,7 @@
 //! `max(e_a, e_b)`.
 
 use super::body::{Body, BodyKind};
-use super::collision::broad_phase::BroadPhase;
+use super::collision::broad_phase::{BroadPhase, ProxyKind};
 use super::collision::{self, Manifold, ManifoldPoint};
 use super::handle::Arena;
 use super::joint::Joint;
@@ -581,24 +581,32 @@ impl Outcome {
     const NONFINITE: u8 = 16;
 }
 
-/// Move the broad-phase proxies of awake bodies. Boxes are swept by one step of motion so
-/// that the pair exists before fast shapes meet; the boxes of a body touching nothing
-/// (`touching`, per body slot: `ContactSet::touching_bodies`; a slot past its end
-/// touches nothing) also cover its next steps. The boxes are computed across `threads`
-/// (runs of the awake list; a shape belongs to one body); the tree then takes the boxes
-/// that moved on this thread, in awake order.
+/// Move the broad-phase proxies of awake bodies. A shape's reach (`BroadPhase::
+/// reach_aabb`, what it pairs with static shapes by) is its tight box swept by one step of
+/// motion, so that the pair with a wall exists before a fast shape meets it; for a body
+/// touching nothing (`touching`, per body slot: `ContactSet::touching_bodies`; a slot past
+/// its end touches nothing) it also covers its next steps. With `split` (the soft step) a
+/// shape's fat box, what it pairs with moving shapes by, is its tight box alone, grown by
+/// the margin: bodies falling together do not pair (Box2D v3 sweeps against static shapes
+/// only too); without it the fat box is the reach (the other solvers: their results are
+/// the solver matrix's baselines). The boxes are computed across `threads` (runs of the
+/// awake list; a shape belongs to one body); the tree then takes the boxes that moved on
+/// this thread, in awake order.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn move_proxies(
     bodies: &Arena<Body>,
     shapes: &mut Arena<Shape>,
     broad_phase: &mut BroadPhase,
     awake: &[usize],
     touching: &[bool],
+    split: bool,
     h: f32,
     threads: &Threads,
 ) {
     let worth_it = awake.len() >= MIN_MOVED_BODIES_PER_THREAD * threads.count();
-    let mut moved: Vec<Padded<Vec<u32>>> = Vec::new();
+    let mut moved: Vec<Padded<Vec<(u32, Aabb)>>> = Vec::new();
     let shared = shapes.shared();
+    let reaches = broad_phase.reaches();
     let parts = threads.runs_into(awake.len(), worth_it, &mut moved, |run, moved| {
         for &i in &awake[run] {
             let b = bodies.at(i);
@@ -606,24 +614,28 @@ pub(crate) fn move_proxies(
             // predicted (`FAT_BOX_PREDICTION_STEPS`).
             let predict = !touching.get(i).copied().unwrap_or(false);
             // SAFETY: each shape belongs to one body, and each body is in one run.
-            move_body_boxes(b, |s| unsafe { shared.at_mut(s) }, h, predict, moved);
+            let shape_at = |s| unsafe { shared.at_mut(s) };
+            move_body_boxes(b, shape_at, reaches, (h, predict, split), moved);
         }
     });
-    for s in moved[..parts].iter().flat_map(|part| part.iter()) {
-        let shape = shapes.at(*s as usize);
-        broad_phase.enlarge_proxy(shape.proxy, shape.fat_aabb);
+    for &(s, reach) in moved[..parts].iter().flat_map(|part| part.iter()) {
+        let shape = shapes.at(s as usize);
+        broad_phase.enlarge_proxy_reaching(shape.proxy, shape.fat_aabb, reach);
     }
 }
 
-/// One body's shapes: the tight box of this step and, for a box that left its fat box,
-/// a new fat box (its shape's slot pushed to `moved`): the box swept by one step of motion,
-/// and with `predict` the box `FAT_BOX_PREDICTION_STEPS` ahead, grown by the margin.
+/// One body's shapes: the tight box of this step; for a swept box that left its reach, a
+/// new reach: the box swept by one step of motion, and with `predict` covering the box
+/// `FAT_BOX_PREDICTION_STEPS` ahead, grown by the margin. With `split`, for a box that left
+/// its fat box, a new fat box: the box grown by the margin; without, the fat box is the
+/// reach. A shape with a new box has its slot pushed to `moved`, with its reach (the
+/// current ones are `reaches`, the broad phase's).
 fn move_body_boxes<'a>(
     b: &Body,
     shape_at: impl Fn(usize) -> &'a mut Shape,
-    h: f32,
-    predict: bool,
-    moved: &mut Vec<u32>,
+    reaches: &[Aabb],
+    (h, predict, split): (f32, bool, bool),
+    moved: &mut Vec<(u32, Aabb)>,
 ) {
     let xf = b.transform();
     let sweep = b.linear_velocity * h;
@@ -637,21 +649,37 @@ fn move_body_boxes<'a>(
             aabb.max.max(aabb.max + sweep),
         )
         .extended(SPECULATIVE_DISTANCE);
-        if shape.fat_aabb.contains(&swept) {
-            continue;
+        let mut reach = match shape.proxy.kind() {
+            ProxyKind::Moving => reaches[shape.proxy.tree_id() as usize],
+            ProxyKind::Static => shape.fat_aabb,
+        };
+        // Without `split`, a fat box apart from its reach (the soft step's, just switched
+        // from) is renewed too.
+        let reach_left = !reach.contains(&swept) || (!split && shape.fat_aabb != reach);
+        let near = aabb.extended(SPECULATIVE_DISTANCE);
+        let fat_left = split && !shape.fat_aabb.contains(&near);
+        if reach_left {
+            // In flight, make room for a few more steps of the same motion, turning
+            // included (a long wall on a turning body leaves its box by its ends), so that
+            // a steadily moving shape gets a new reach once every few steps.
+            reach = swept;
+            if predict {
+                let xf_ahead =
+                    *ahead.get_or_insert_with(|| b.transform_after(FAT_BOX_PREDICTION_STEPS * h));
+                let predicted = shape.geometry.aabb(&xf_ahead);
+                reach = reach.union(&predicted.extended(SPECULATIVE_DISTANCE));
+            }
+            reach = in_saved_range(reach.extended(shape.margin));
+            if !split {
+                shape.fat_aabb = reach;
+            }
         }
-        // The box must move. In flight, make room for a few more steps of the same
-        // motion, turning included (a long wall on a turning body leaves its box by its
-        // ends), so that a steadily moving shape is re-inserted once every few steps.
-        let mut fat = swept;
-        if predict {
-            let xf_ahead =
-                *ahead.get_or_insert_with(|| b.transform_after(FAT_BOX_PREDICTION_STEPS * h));
-            let predicted = shape.geometry.aabb(&xf_ahead);
-            fat = fat.union(&predicted.extended(SPECULATIVE_DISTANCE));
+        if fat_left {
+            shape.fat_aabb = in_saved_range(near.extended(shape.margin));
         }
-        shape.fat_aabb = in_saved_range(fat.extended(shape.margin));
-        moved.push(s.index() as u32);
+        if reach_left || fat_left {
+            moved.push((s.index() as u32, reach));
+        }
     }
 }
 
@@ -876,7 +904,7 @@ impl ContactSet {
     pub(crate) fn update_manifolds(
         &mut self,
         bodies: &Arena<Body>,
-        shapes: &Arena<Shape>,
+        (shapes, reaches): (&Arena<Shape>, &[Aabb]),
         (settings, checks): (&SolverSettings, bool),
         h: f32,
         stats: &mut StepStats,
@@ -900,7 +928,18 @@ impl ContactSet {
             }
             let shape_a = shapes.at(c.shape_a.index());
             let shape_b = shapes.at(c.shape_b.index());
-            if !shape_a.fat_aabb.overlaps(&shape_b.fat_aabb) {
+            // The broad phase's test (`BroadPhase::test_overlap`; a static body's shapes have
+            // static proxies): with a static shape, its box against the moving one's reach.
+            let parted = if body_a.kind == BodyKind::Static || body_b.kind == BodyKind::Static {
+                let reach = |s: &Shape| match s.proxy.kind() {
+                    ProxyKind::Static => s.fat_aabb,
+                    ProxyKind::Moving => reaches[s.proxy.tree_id() as usize],
+                };
+                !reach(shape_a).overlaps(&reach(shape_b))
+            } else {
+                !shape_a.fat_aabb.overlaps(&shape_b.fat_aabb)
+            };
+            if parted {
                 c.kill();
                 return Outcome::REMOVED;
             }
@@ -1328,10 +1367,12 @@ mod tests {
         assert!(compactions >= 1, "never compacted");
     }
 
-    /// A body touching nothing (here flying) gets a broad-phase box reaching
-    /// `FAT_BOX_PREDICTION_STEPS` of its motion ahead, so at a steady speed its box moves
+    /// A body touching nothing (here flying) gets a broad-phase reach covering
+    /// `FAT_BOX_PREDICTION_STEPS` of its motion ahead, so at a steady speed its reach moves
     /// every other step; a body touching another (here sliding on the ground) gets one
-    /// step of sweep: its box moves every step and reaches no further ahead than that.
+    /// step of sweep: its reach moves every step and reaches no further ahead than that.
+    /// The fat boxes of both are not swept: they move every step (the speed is above the
+    /// margin a step) and reach the margin ahead.
     #[test]
     fn only_bodies_touching_nothing_get_predicted_boxes() {
         use crate::physics::body::BodyDef;
@@ -1368,22 +1409,35 @@ mod tests {
         // The first step makes the slider's contact with the ground (after moving the
         // boxes): it touches from the second step on.
         w.step(dt);
-        let mut last = [0, 1].map(|k| w.shape(shapes[k]).unwrap().fat_aabb);
+        let reach_of = |w: &World, k: usize| {
+            let proxy = w.shape(shapes[k]).unwrap().proxy;
+            w.broad_phase.reach_aabb(proxy)
+        };
+        let mut last = [0, 1].map(|k| reach_of(&w, k));
         let (mut moves, mut reach) = ([0; 2], [0.0f32; 2]);
+        let mut fat_ahead = [0.0f32; 2];
         for _ in 0..30 {
             w.step(dt);
             assert!(touching(&w, bodies[0]) && !touching(&w, bodies[1]));
             for k in 0..2 {
                 let s = w.shape(shapes[k]).unwrap();
-                if s.fat_aabb != last[k] {
+                let r = reach_of(&w, k);
+                if r != last[k] {
                     moves[k] += 1;
-                    reach[k] = reach[k].max(s.fat_aabb.max.x - s.aabb.max.x);
+                    reach[k] = reach[k].max(r.max.x - s.aabb.max.x);
                 }
-                last[k] = s.fat_aabb;
+                last[k] = r;
+                fat_ahead[k] = fat_ahead[k].max(s.fat_aabb.max.x - s.aabb.max.x);
             }
         }
         let margin = w.shape(shapes[0]).unwrap().margin;
         let ahead = |steps: f32| steps * v * dt + SPECULATIVE_DISTANCE + margin;
+        for (k, fat) in fat_ahead.into_iter().enumerate() {
+            assert!(
+                (fat - ahead(0.0)).abs() < 1e-3,
+                "body {k}'s fat box {fat} ahead"
+            );
+        }
         assert!(
             moves[0] >= 29,
             "the slider's box moved on {} of 30 steps",

@@ -348,7 +348,9 @@ pub fn range_of(field: &str) -> Option<&'static Range> {
         "position" | "anchor" | "anchor_a" | "anchor_b" | "ground_anchor_a" | "ground_anchor_b"
         | "target" | "point" | "center" | "center_a" | "center_b" | "point_a" | "point_b"
         | "vertices" | "centroid" | "linear_offset" | "origin" | "spacing" | "min" | "max"
-        | "step" | "local_anchor_a" | "local_anchor_b" | "proxy_boxes" | "axis" => &COORDINATE,
+        | "step" | "local_anchor_a" | "local_anchor_b" | "proxy_boxes" | "reach_boxes" | "axis" => {
+            &COORDINATE
+        }
         "lower_translation" | "upper_translation" | "length" | "min_length" | "max_length"
         | "length_a" | "length_b" | "constant" | "separation" | "base_separation" | "jitter"
         | "column_spacing" | "row_height" => &LENGTH,

@@ -21,16 +21,17 @@ pub const AABB_MARGIN: f32 = 0.1;
 /// margin on the tumbler's 25 cm boxes made 2.5x the pairs); smaller: more tree updates.
 pub const AABB_MARGIN_FRACTION: f32 = 0.125;
 
-/// Steps of motion, at the current velocity, that a moving shape's new broad-phase box
-/// covers when it is re-inserted (2); in the soft step, for a body with no touching contact
-/// only (in flight: a falling body, a swinging chain; the other solvers predict every box).
-/// A shape moving steadily then stays inside its box for several steps instead of being
-/// re-inserted every step once its speed exceeds `AABB_MARGIN` per step. A body touching
-/// another gets its one step of sweep alone: its motion changes at each collision, so a
-/// predicted box is soon left anyway, and its longer box pairs with more of the pile (the
-/// spinner's churn: 47,000 pairs and 7,200 made a step with the prediction, 32,000 and 1,600
-/// without). Larger: longer boxes, more candidate pairs for fast shapes; smaller: more tree
-/// updates.
+/// Steps of motion, at the current velocity, that a moving shape's new broad-phase reach
+/// (the box it pairs with static shapes by) covers when renewed (2); in the soft step, for
+/// a body with no touching contact only (in flight: a falling body, a swinging chain; the
+/// other solvers predict every box, and their reach is their fat box). A shape moving
+/// steadily then keeps its reach for several steps instead of renewing it every step once
+/// its speed exceeds `AABB_MARGIN` per step. A body touching another gets its one step of
+/// sweep alone: its motion changes at each collision, so a predicted box is soon left
+/// anyway, and its longer box paired with more of the pile (the spinner's churn: 47,000
+/// pairs and 7,200 made a step with the prediction, 32,000 and 1,600 without, when the
+/// soft step still paired moving shapes by their reaches). Larger: longer boxes, more
+/// candidate pairs for fast shapes; smaller: more static queries.
 pub const FAT_BOX_PREDICTION_STEPS: f32 = 2.0;
 
 /// How far, metres, two bodies in contact may move relative to each other (translation plus

@@ -95,11 +95,18 @@ impl World {
         h
     }
 
-    /// The broad-phase (fat) box of a shape: the tight box grown by the margin and swept by
-    /// the motion when it was last re-inserted.
+    /// The broad-phase (fat) box of a shape: the tight box grown by the margin when it was
+    /// last re-inserted.
     #[doc(hidden)]
     pub fn shape_proxy_box(&self, shape: ShapeHandle) -> Option<Aabb> {
         Some(self.shapes.get(shape)?.fat_aabb)
+    }
+
+    /// The broad-phase reach of a shape (what it pairs with static shapes by): for a moving
+    /// shape, its box swept by the motion when it was last renewed; else its fat box.
+    #[doc(hidden)]
+    pub fn shape_reach_box(&self, shape: ShapeHandle) -> Option<Aabb> {
+        Some(self.broad_phase.reach_aabb(self.shapes.get(shape)?.proxy))
     }
 
     /// Put back a body's exact motion and sleep state: centre of mass, angle, velocities,
@@ -204,21 +211,27 @@ impl World {
         Ok(())
     }
 
-    /// Set a shape's broad-phase (fat) box exactly.
+    /// Set a shape's broad-phase (fat) box and reach exactly (a static shape's reach is its
+    /// box: `reach` is ignored).
     #[doc(hidden)]
-    pub fn restore_shape_proxy_box(&mut self, shape: ShapeHandle, fat: Aabb) -> PhysicsResult<()> {
-        if !fat.is_valid() {
-            return Err(PhysicsError::new(
-                "proxy_box",
-                "min must be finite and below max",
-            ));
+    pub fn restore_shape_proxy_box(
+        &mut self,
+        shape: ShapeHandle,
+        fat: Aabb,
+        reach: Aabb,
+    ) -> PhysicsResult<()> {
+        for (field, b) in [("proxy_box", fat), ("reach_box", reach)] {
+            if !b.is_valid() {
+                return Err(PhysicsError::new(field, "min must be finite and below max"));
+            }
         }
         let s = self
             .shapes
             .get_mut(shape)
             .ok_or_else(|| PhysicsError::new("shape", "no such shape"))?;
+        self.broad_phase
+            .reinsert_proxy_reaching(s.proxy, fat, reach);
         s.fat_aabb = fat;
-        self.broad_phase.reinsert_proxy(s.proxy, fat);
         Ok(())
     }
 

@@ -959,9 +959,11 @@ impl World {
             return;
         }
         let t0 = Instant::now();
-        // The soft step predicts the boxes of the bodies touching nothing only; the other
-        // solvers, every box (their results are the solver matrix's baselines).
-        let touching: &[bool] = if self.settings.solver == SolverKind::SoftStep {
+        // The soft step predicts the boxes of the bodies touching nothing only, and pairs
+        // moving shapes by unswept boxes; the other solvers predict and sweep every box
+        // (their results are the solver matrix's baselines).
+        let soft = self.settings.solver == SolverKind::SoftStep;
+        let touching: &[bool] = if soft {
             self.contacts.touching_bodies(self.bodies.capacity())
         } else {
             &[]
@@ -972,6 +974,7 @@ impl World {
             &mut self.broad_phase,
             &self.islands.awake,
             touching,
+            soft,
             h,
             &self.solver.threads,
         );
@@ -986,16 +989,16 @@ impl World {
         let t1 = Instant::now();
         // With a team, the moving tree is rebuilt beside the narrow phase (on one thread
         // only, as Box2D v3 does); alone, `add_new_pairs` rebuilt it before its pair walk.
-        let broad_phase = &mut self.broad_phase;
+        let (reaches, rebuild) = self.broad_phase.reaches_and_rebuild();
         let checks = self.solver.contacts.wide.refreshes_next();
         let to_wake = self.contacts.update_manifolds(
             &self.bodies,
-            &self.shapes,
+            (&self.shapes, reaches),
             (&self.settings, checks),
             h,
             &mut self.stats,
             &self.solver.threads,
-            || broad_phase.rebuild_moving_tree(),
+            rebuild,
         );
         for body in to_wake {
             self.wake_body(body);

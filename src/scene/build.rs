@@ -915,13 +915,25 @@ fn check_state(
                 body.shapes.len()
             ));
         }
-        for (k, &(min, max)) in s.proxy_boxes.iter().enumerate() {
-            let field = format!("proxy_boxes[{k}]");
-            let before = e.len();
-            state_vec(&mut e, &field, min, r);
-            state_vec(&mut e, &field, max, r);
-            if e.len() == before && !(min.x <= max.x && min.y <= max.y) {
-                e.push(format!("{field}: min must be below max"));
+        if !s.reach_boxes.is_empty() && s.reach_boxes.len() != body.shapes.len() {
+            e.push(format!(
+                "reach_boxes: {} boxes for {} shapes; give one per shape, or none",
+                s.reach_boxes.len(),
+                body.shapes.len()
+            ));
+        }
+        for (name, boxes) in [
+            ("proxy_boxes", &s.proxy_boxes),
+            ("reach_boxes", &s.reach_boxes),
+        ] {
+            for (k, &(min, max)) in boxes.iter().enumerate() {
+                let field = format!("{name}[{k}]");
+                let before = e.len();
+                state_vec(&mut e, &field, min, r);
+                state_vec(&mut e, &field, max, r);
+                if e.len() == before && !(min.x <= max.x && min.y <= max.y) {
+                    e.push(format!("{field}: min must be below max"));
+                }
             }
         }
         for m in e {
@@ -1289,8 +1301,13 @@ fn restore_state(
             .restore_body_state(bodies[i], &body_state)
             .map_err(|e| format!("body #{i}: {e}"))?;
         for (k, &(min, max)) in s.proxy_boxes.iter().enumerate() {
+            let (reach_min, reach_max) = s.reach_boxes.get(k).copied().unwrap_or((min, max));
+            let reach = Aabb {
+                min: reach_min,
+                max: reach_max,
+            };
             world
-                .restore_shape_proxy_box(shapes[i][k], Aabb { min, max })
+                .restore_shape_proxy_box(shapes[i][k], Aabb { min, max }, reach)
                 .map_err(|e| format!("body #{i} shape {k}: {e}"))?;
         }
     }

@@ -89,6 +89,7 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
         body_index.insert(handle.index(), i);
         let mut shapes = Vec::new();
         let mut proxy_boxes = Vec::new();
+        let mut reach_boxes = Vec::new();
         for (k, &s) in body.shapes().iter().enumerate() {
             shape_id.insert(s.index(), (i as u32, k as u32));
             let Some(shape) = world.shape(s) else {
@@ -103,6 +104,8 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
             });
             let fat = world.shape_proxy_box(s).unwrap_or(shape.aabb());
             proxy_boxes.push((fat.min, fat.max));
+            let reach = world.shape_reach_box(s).unwrap_or(fat);
+            reach_boxes.push((reach.min, reach.max));
         }
         bodies.push(BodyFile {
             name: body.name().map(str::to_string),
@@ -128,6 +131,12 @@ pub fn scene_file(world: &World, meta: &SceneMeta) -> SceneFile {
             awake: s.awake,
             sleep_time: s.sleep_time,
             island: s.island,
+            // Written only when some shape's reach is not its proxy box.
+            reach_boxes: if reach_boxes == proxy_boxes {
+                Vec::new()
+            } else {
+                reach_boxes
+            },
             proxy_boxes,
         });
     }

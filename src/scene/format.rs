@@ -1137,6 +1137,10 @@ pub struct BodyStateFile {
     pub island: Option<u32>,
     /// One `(min, max)` per shape, in shape order.
     pub proxy_boxes: Vec<(Vec2, Vec2)>,
+    /// The shapes' reaches (the boxes swept by the motion that they pair with static shapes
+    /// by), as `proxy_boxes`; empty when each is its proxy box.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reach_boxes: Vec<(Vec2, Vec2)>,
 }
 
 impl Default for BodyStateFile {
@@ -1150,6 +1154,7 @@ impl Default for BodyStateFile {
             sleep_time: 0.0,
             island: None,
             proxy_boxes: Vec::new(),
+            reach_boxes: Vec::new(),
         }
     }
 }

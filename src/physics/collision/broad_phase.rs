@@ -18,6 +18,12 @@
 //!
 //! Duplicate rule, when both proxies of a pair are in the move buffer: a moving and a static
 //! proxy report from the moving one (two moving proxies meet once in the traversal).
+//!
+//! A moving proxy has a second box, its *reach*, by which it is paired with static proxies
+//! (the stored box pairs it with moving ones). The step sweeps the reach along the motion,
+//! so that a fast shape meets a wall a step early, and leaves the stored box unswept, so
+//! that shapes falling together do not pair (Box2D v3 sweeps fast bodies against static
+//! shapes only too, in its continuous pass). By default the reach is the stored box.
 
 use super::dynamic_tree::{DynamicTree, ProxyFilter};
 use crate::physics::math::{Aabb, Vec2};
@@ -104,6 +110,11 @@ pub struct BroadPhase {
     previous: [Vec<Aabb>; 2],
     /// Scratch for `update_pairs`: what each thread's part of the pair walk found.
     found: Vec<Padded<Found>>,
+    /// Per moving tree id: the box it is paired with static proxies by (`NEVER` for a
+    /// free id).
+    reach: Vec<Aabb>,
+    /// Per moving tree id: the reach as the last `update_pairs` left it, as `previous`.
+    previous_reach: Vec<Aabb>,
 }
 
 /// What one part of `update_pairs`'s walk found: the new pairs, and the overlaps counted.
@@ -183,6 +194,13 @@ impl BroadPhase {
         if moved.len() <= tree_id as usize {
             moved.resize(tree_id as usize + 1, false);
             self.previous[kind.index()].resize(tree_id as usize + 1, NEVER);
+            if kind == ProxyKind::Moving {
+                self.reach.resize(tree_id as usize + 1, NEVER);
+                self.previous_reach.resize(tree_id as usize + 1, NEVER);
+            }
+        }
+        if kind == ProxyKind::Moving {
+            self.reach[tree_id as usize] = stored;
         }
         // A fresh id is never flagged: destroy clears the flag.
         self.buffer_move(proxy, true);
@@ -194,6 +212,9 @@ impl BroadPhase {
         let (k, id) = (proxy.kind().index(), proxy.tree_id());
         // The move buffer entry, if any, goes stale and is dropped by `update_pairs`.
         self.moved[k][id as usize] = false;
+        if proxy.kind() == ProxyKind::Moving {
+            self.reach[id as usize] = NEVER;
+        }
         self.trees[k].destroy_proxy(id);
     }
 
@@ -217,11 +238,19 @@ impl BroadPhase {
         true
     }
 
-    /// Replace a proxy's stored box with exactly `stored` (the caller has fattened it: the
-    /// world grows a moving shape's box along its predicted motion) and buffer it. Also how
-    /// a saved world is restored bit for bit (scene export).
+    /// Replace a proxy's stored box with exactly `stored` (the caller has fattened it) and
+    /// buffer it; a moving proxy's reach becomes `stored` too.
     pub fn reinsert_proxy(&mut self, proxy: ProxyId, stored: Aabb) {
+        self.reinsert_proxy_reaching(proxy, stored, stored);
+    }
+
+    /// [`BroadPhase::reinsert_proxy`] with the reach `reach` for a moving proxy (ignored for
+    /// a static one). How a saved world is restored bit for bit (scene export).
+    pub fn reinsert_proxy_reaching(&mut self, proxy: ProxyId, stored: Aabb, reach: Aabb) {
         self.trees[proxy.kind().index()].move_proxy(proxy.tree_id(), stored);
+        if proxy.kind() == ProxyKind::Moving {
+            self.reach[proxy.tree_id() as usize] = reach;
+        }
         self.buffer_move(proxy, true);
     }
 
@@ -231,10 +260,20 @@ impl BroadPhase {
     /// hundreds move at once (a tumbling pile) one partial rebuild costs far less than as
     /// many removals and insertions. A static proxy is re-inserted instead.
     pub fn enlarge_proxy(&mut self, proxy: ProxyId, stored: Aabb) {
+        self.enlarge_proxy_reaching(proxy, stored, stored);
+    }
+
+    /// [`BroadPhase::enlarge_proxy`] with the reach `reach` for a moving proxy (ignored for
+    /// a static one). The tree is left alone when only the reach changed.
+    pub fn enlarge_proxy_reaching(&mut self, proxy: ProxyId, stored: Aabb, reach: Aabb) {
         match proxy.kind() {
             ProxyKind::Static => self.reinsert_proxy(proxy, stored),
             ProxyKind::Moving => {
-                self.trees[ProxyKind::Moving.index()].enlarge_proxy(proxy.tree_id(), stored);
+                let (tree, id) = (&mut self.trees[ProxyKind::Moving.index()], proxy.tree_id());
+                if tree.fat_aabb(id) != stored {
+                    tree.enlarge_proxy(id, stored);
+                }
+                self.reach[id as usize] = reach;
                 self.buffer_move(proxy, false);
             }
         }
@@ -251,14 +290,28 @@ impl BroadPhase {
         self.trees[proxy.kind().index()].fat_aabb(proxy.tree_id())
     }
 
+    /// The box a proxy is paired with static proxies by: a moving proxy's reach, a static
+    /// proxy's stored box.
+    pub fn reach_aabb(&self, proxy: ProxyId) -> Aabb {
+        match proxy.kind() {
+            ProxyKind::Static => self.fat_aabb(proxy),
+            ProxyKind::Moving => self.reach[proxy.tree_id() as usize],
+        }
+    }
+
     /// The user data given at creation.
     pub fn user_data(&self, proxy: ProxyId) -> u32 {
         self.trees[proxy.kind().index()].user_data(proxy.tree_id())
     }
 
-    /// Do the stored boxes of two proxies overlap?
+    /// Do two proxies' boxes overlap: the stored boxes of two moving proxies, the reaches
+    /// (`reach_aabb`) when one is static?
     pub fn test_overlap(&self, a: ProxyId, b: ProxyId) -> bool {
-        self.fat_aabb(a).overlaps(&self.fat_aabb(b))
+        if a.kind() == ProxyKind::Moving && b.kind() == ProxyKind::Moving {
+            self.fat_aabb(a).overlaps(&self.fat_aabb(b))
+        } else {
+            self.reach_aabb(a).overlaps(&self.reach_aabb(b))
+        }
     }
 
     /// Fill `pairs` (cleared first) with every fat-box overlap that involves at least one
@@ -313,15 +366,33 @@ impl BroadPhase {
         if rebuild {
             self.rebuild_moving_tree();
         }
+        // A proxy whose stored box is as the last update left it (only its reach changed)
+        // finds no new pair with a moving proxy; one whose reach is finds none with a
+        // static proxy.
+        let [_, moving_tree] = &self.trees;
+        let previous_moving = &self.previous[ProxyKind::Moving.index()];
         self.moved_ids.clear();
         self.moved_ids.extend(
             self.move_buffer
                 .iter()
                 .filter(|p| p.kind() == ProxyKind::Moving)
-                .map(|p| p.tree_id()),
+                .map(|p| p.tree_id())
+                .filter(|&id| previous_moving[id as usize] != moving_tree.fat_aabb(id)),
         );
+        // How far any moving proxy's reach extends past its stored box: a buffered static
+        // proxy's query of the moving tree is grown by it (looked up only when needed).
+        let excess = if self
+            .move_buffer
+            .iter()
+            .any(|p| p.kind() == ProxyKind::Static)
+        {
+            self.reach_excess()
+        } else {
+            0.0
+        };
         let [static_tree, moving_tree] = &mut self.trees;
         let [previous_static, previous_moving] = &self.previous;
+        let (reach, previous_reach) = (&self.reach, &self.previous_reach);
         let report =
             |found: &mut Found, previous_a: &Aabb, user_a: u32, previous_b: &Aabb, user_b: u32| {
                 found.overlaps += 1;
@@ -357,10 +428,12 @@ impl BroadPhase {
             let id = proxy.tree_id();
             match proxy.kind() {
                 ProxyKind::Moving => {
-                    let fat = moving_tree.fat_aabb(id);
+                    let previous = &previous_reach[id as usize];
+                    if *previous == reach[id as usize] {
+                        continue;
+                    }
                     let user = moving_tree.user_data(id);
-                    let previous = &previous_moving[id as usize];
-                    static_tree.query(fat, |other, other_user| {
+                    static_tree.query(reach[id as usize], |other, other_user| {
                         report(
                             found,
                             previous,
@@ -375,16 +448,13 @@ impl BroadPhase {
                     let aabb = static_tree.fat_aabb(id);
                     let user = static_tree.user_data(id);
                     let previous = &previous_static[id as usize];
-                    moving_tree.query(aabb, |other, other_user| {
-                        // A buffered moving proxy reports this pair itself.
-                        if !moved_moving[other as usize] {
-                            report(
-                                found,
-                                previous,
-                                user,
-                                &previous_moving[other as usize],
-                                other_user,
-                            );
+                    moving_tree.query(aabb.extended(excess), |other, other_user| {
+                        // A buffered moving proxy whose reach changed reports this pair
+                        // itself.
+                        let other = other as usize;
+                        let reports = moved_moving[other] && previous_reach[other] != reach[other];
+                        if !reports && reach[other].overlaps(&aabb) {
+                            report(found, previous, user, &previous_reach[other], other_user);
                         }
                         true
                     });
@@ -409,8 +479,27 @@ impl BroadPhase {
             let (k, id) = (proxy.kind().index(), proxy.tree_id() as usize);
             self.moved[k][id] = false;
             self.previous[k][id] = self.trees[k].fat_aabb(id as u32);
+            if proxy.kind() == ProxyKind::Moving {
+                self.previous_reach[id] = self.reach[id];
+            }
         }
         self.move_buffer.clear();
+    }
+
+    /// The farthest any live moving proxy's reach extends past its stored box, on any side
+    /// (0 when every reach lies inside its box).
+    fn reach_excess(&self) -> f32 {
+        let tree = &self.trees[ProxyKind::Moving.index()];
+        let mut excess = 0.0f32;
+        for (id, reach) in self.reach.iter().enumerate() {
+            if reach.min.x == f32::INFINITY {
+                continue;
+            }
+            let fat = tree.fat_aabb(id as u32);
+            let out = (reach.max - fat.max).max(fat.min - reach.min);
+            excess = excess.max(out.x).max(out.y);
+        }
+        excess
     }
 
     /// Rebuild the part of the moving tree that `enlarge_proxy` grew (`DynamicTree::
@@ -418,6 +507,21 @@ impl BroadPhase {
     /// not to.
     pub(crate) fn rebuild_moving_tree(&mut self) {
         self.trees[ProxyKind::Moving.index()].rebuild();
+    }
+
+    /// The moving proxies' reaches (by tree id, as `reach_aabb`) beside a job that rebuilds
+    /// the moving tree (`rebuild_moving_tree`): the narrow phase reads the one while a
+    /// thread runs the other.
+    pub(crate) fn reaches_and_rebuild(&mut self) -> (&[Aabb], impl FnOnce() + Send + '_) {
+        let tree = &mut self.trees[ProxyKind::Moving.index()];
+        (&self.reach, move || {
+            tree.rebuild();
+        })
+    }
+
+    /// The moving proxies' reaches by tree id (`reach_aabb`).
+    pub(crate) fn reaches(&self) -> &[Aabb] {
+        &self.reach
     }
 
     /// Call `callback(user_data)` for every proxy (both trees) whose stored box overlaps
@@ -494,6 +598,9 @@ impl BroadPhase {
         let (k, id) = (proxy.kind().index(), proxy.tree_id() as usize);
         if forget {
             self.previous[k][id] = NEVER;
+            if proxy.kind() == ProxyKind::Moving {
+                self.previous_reach[id] = NEVER;
+            }
         }
         let flag = &mut self.moved[k][id];
         if !*flag {
@@ -634,13 +741,30 @@ mod tests {
                         let d = Vec2::new(rng.range(-scale, scale), rng.range(-scale, scale));
                         tight[i] = shifted(tight[i], d);
                         // Moving proxies move both ways: re-inserted, or enlarged in place
-                        // (what the step does) and rebuilt by `update_pairs`.
+                        // (what the step does) and rebuilt by `update_pairs`, then often
+                        // with a reach swept along a random motion, sometimes the reach
+                        // alone, sometimes the stored box alone.
                         let moved = if proxy.kind() == ProxyKind::Moving && rng.unit() < 0.5 {
                             let outside = !bp.fat_aabb(proxy).contains(&tight[i]);
-                            if outside {
-                                bp.enlarge_proxy(proxy, tight[i].extended(AABB_MARGIN));
+                            let sweep = rng.unit() < 0.6;
+                            if outside || sweep {
+                                let fat = if outside {
+                                    tight[i].extended(AABB_MARGIN)
+                                } else {
+                                    bp.fat_aabb(proxy)
+                                };
+                                let reach = if sweep {
+                                    let d = Vec2::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0));
+                                    fat.union(&shifted(fat, d))
+                                } else if rng.unit() < 0.5 {
+                                    bp.reach_aabb(proxy)
+                                } else {
+                                    fat
+                                };
+                                bp.enlarge_proxy_reaching(proxy, fat, reach);
+                                assert_eq!(bp.reach_aabb(proxy), reach);
                             }
-                            outside
+                            outside || sweep
                         } else {
                             bp.move_proxy(proxy, tight[i])
                         };
