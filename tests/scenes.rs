@@ -499,6 +499,26 @@ fn step_n(world: &mut World, n: usize) {
     }
 }
 
+/// Step both worlds `n` times, one step at a time, asserting equal state hashes after each
+/// step and `also(original, restored)` after each.
+fn assert_steps_in_lockstep(
+    original: &mut World,
+    restored: &mut World,
+    n: usize,
+    also: impl Fn(&World, &World),
+) {
+    for k in 0..n {
+        step_n(original, 1);
+        step_n(restored, 1);
+        assert_eq!(
+            restored.state_hash(),
+            original.state_hash(),
+            "diverged {k} steps after the export"
+        );
+        also(original, restored);
+    }
+}
+
 #[test]
 fn export_then_load_is_bitwise_equal_mid_motion_and_continues_identically() {
     let classic = mixed_with_joints();
@@ -562,15 +582,7 @@ fn export_continues_bit_for_bit(text: &str) {
     );
     // Re-exporting the restored world gives the same text.
     assert_eq!(export::export_world(&restored, &meta()).unwrap(), exported);
-    for k in 0..m {
-        step_n(&mut original, 1);
-        step_n(&mut restored, 1);
-        assert_eq!(
-            restored.state_hash(),
-            original.state_hash(),
-            "diverged {k} steps after the export"
-        );
-    }
+    assert_steps_in_lockstep(&mut original, &mut restored, m, |_, _| {});
 }
 
 /// A soft-step world exported while balls fly at a wall: their reaches (boxes swept along
@@ -634,16 +646,9 @@ fn export_keeps_the_reach_of_fast_shapes() {
         "{err}"
     );
     let wall_pairs = |w: &World| w.contacts().count();
-    for k in 0..40 {
-        step_n(&mut original, 1);
-        step_n(&mut restored, 1);
-        assert_eq!(
-            restored.state_hash(),
-            original.state_hash(),
-            "diverged {k} steps after the export"
-        );
-        assert_eq!(wall_pairs(&restored), wall_pairs(&original));
-    }
+    assert_steps_in_lockstep(&mut original, &mut restored, 40, |original, restored| {
+        assert_eq!(wall_pairs(restored), wall_pairs(original));
+    });
     let balls = original
         .bodies()
         .filter(|(_, b)| b.kind() == BodyKind::Dynamic);
