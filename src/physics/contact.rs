@@ -12,6 +12,7 @@
 use super::body::{Body, BodyKind};
 use super::collision::broad_phase::{BroadPhase, ProxyKind};
 use super::collision::{self, Manifold, ManifoldPoint};
+use super::growth::{reserve_total, resize_total};
 use super::handle::Arena;
 use super::joint::Joint;
 use super::limits;
@@ -874,6 +875,11 @@ impl ContactSet {
         // Order the pair so that a polygon/segment on a static body is A where possible:
         // the shape with the smaller slot index is A (deterministic either way).
         self.pair_keys.insert(key);
+        // Grown by an eighth, not doubled (`growth`): a reported pair may yet be filtered,
+        // so room is made per contact added, not for all the pairs reported.
+        let len = self.contacts.len();
+        reserve_total(&mut self.contacts, len + 1);
+        reserve_total(&mut self.body_slots, len + 1);
         self.body_slots
             .push([shape_a.body.index() as u32, shape_b.body.index() as u32]);
         self.sticky.push(self.contacts.len(), None);
@@ -1009,8 +1015,11 @@ impl ContactSet {
         self.narrow_phases = self.narrow_phases.wrapping_add(1);
         let phase = self.narrow_phases;
         if checks && self.recycled_checks.len() < self.contacts.len() {
-            self.recycled_checks
-                .resize(self.contacts.len(), RecycledCheck::default());
+            resize_total(
+                &mut self.recycled_checks,
+                self.contacts.len(),
+                RecycledCheck::default(),
+            );
         }
         let recycled_checks = DisjointMut::new(&mut self.recycled_checks);
         let update = |index: usize, c: &mut Contact| {
@@ -1031,8 +1040,11 @@ impl ContactSet {
         };
         // Every outcome is written below: the last step's are left to be overwritten, not
         // cleared first (on many pyramids a serial pass over 700 kB).
-        self.outcomes
-            .resize(self.contacts.len(), ContactUpdate::default());
+        resize_total(
+            &mut self.outcomes,
+            self.contacts.len(),
+            ContactUpdate::default(),
+        );
         threads.map_mut_beside(&mut self.contacts, &mut self.outcomes, update, beside);
         let mut to_wake: Vec<BodyHandle> = Vec::new();
         let mut any_removed = false;

@@ -18,6 +18,7 @@
 //! - [`collision`]: narrow phase (manifolds), GJK distance, ray casts, broad phase.
 //! - [`contact`]: the contact set: pairs kept across steps, the narrow phase, feature-id
 //!   matching and manifold recycling.
+//! - [`growth`]: how the per-contact arrays grow (by an eighth, not doubling).
 //! - [`island`]: islands, sleep and waking.
 //! - [`quarantine`]: after the driver, speeds held to the caps, impulses to the saved range,
 //!   and a body whose state went non-finite frozen and reported.
@@ -39,6 +40,7 @@ pub mod collision;
 pub mod contact;
 pub mod debug_draw;
 pub mod error;
+pub mod growth;
 pub mod handle;
 pub mod inspect;
 pub mod island;

@@ -63,6 +63,7 @@ use super::wide::{F32x4, Vec2W, Wide};
 use super::wide8::{avx2_available, F32x8};
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::contact::{Contact, RecycledChecks};
+use crate::physics::growth::{reserve_total, resize_total};
 use crate::physics::limits::ACCUMULATED_IMPULSE;
 use crate::physics::math::Vec2;
 use crate::physics::quarantine::{store_and_hold, store_with, ContactTally, ManifoldCheck};
@@ -1145,10 +1146,9 @@ impl WideContacts {
                 self.overflow_order.extend_from_slice(list);
             }
         }
-        self.overflow
-            .resize(self.overflow_order.len(), ContactBatch::empty());
-        self.overflow_extras
-            .resize(self.overflow_order.len(), BatchExtra::empty());
+        let overflow = self.overflow_order.len();
+        resize_total(&mut self.overflow, overflow, ContactBatch::empty());
+        resize_total(&mut self.overflow_extras, overflow, BatchExtra::empty());
         let refreshing = refresh.is_some();
         let lanes = Lanes {
             overflow_order: &self.overflow_order,
@@ -1471,15 +1471,16 @@ fn lay_out<W: Wide>(
     order.clear();
     let mut count = 0;
     for list in graph.colors.iter().filter(|list| !list.is_empty()) {
-        order.extend_from_slice(list);
         count += list.len().div_ceil(W::LANES);
+        reserve_total(order, count * W::LANES);
+        order.extend_from_slice(list);
         order.resize(count * W::LANES, u32::MAX);
         starts.push(count);
     }
     batches.truncate(count);
-    batches.resize(count, ContactBatch::empty());
+    resize_total(batches, count, ContactBatch::empty());
     extras.truncate(count);
-    extras.resize(count, BatchExtra::empty());
+    resize_total(extras, count, BatchExtra::empty());
     let colors = graph.colors.iter().filter(|list| !list.is_empty());
     for (list, &end) in colors.zip(&starts[1..]) {
         if list.len() % W::LANES != 0 {
