@@ -1,6 +1,6 @@
 //! Determinism across machines and SIMD widths (issue 15): the soft step gives bitwise the
-//! same simulation whether its constraint batches are one, four (SSE2) or eight (AVX2)
-//! lanes wide, and a chaotic scene's state hash is pinned to a constant, which no machine,
+//! same simulation whether its constraint batches are one, four (SSE2), eight (AVX2) or
+//! sixteen (AVX-512F, contacts) lanes wide, and a chaotic scene's state hash is pinned to a constant, which no machine,
 //! operating system or libm may change (the core computes its own sines and cosines,
 //! `physics::trig`, and uses no fused multiply-add).
 
@@ -107,14 +107,14 @@ fn chaotic(lanes: Lanes, nudge: f32, steps: usize) -> World {
 /// operating systems, libm versions or SIMD widths. It changes legitimately only when the
 /// simulation's arithmetic changes on purpose (the solver, collision, integration, the
 /// trig functions, a setting's default) or `chaotic` itself changes. Then: check that
-/// `chaotic_scene_is_the_same_in_one_four_and_eight_lanes` passes, run
+/// `chaotic_scene_is_the_same_in_every_lane_width` passes, run
 /// `cargo test --test determinism pinned -- --nocapture`, and paste the hash it prints here,
 /// saying in the commit why the simulation changed.
 const CHAOTIC_HASH: u64 = 0x34bd_6b0b_eaaf_475e;
 
 #[test]
-fn chaotic_scene_is_the_same_in_one_four_and_eight_lanes() {
-    let hashes = [Lanes::Auto, Lanes::Four, Lanes::One].map(|lanes| {
+fn chaotic_scene_is_the_same_in_every_lane_width() {
+    let hashes = [Lanes::Auto, Lanes::Four, Lanes::One, Lanes::Eight].map(|lanes| {
         let world = chaotic(lanes, 0.0, 300);
         assert!(
             world.stats().contacts > 150,
@@ -123,14 +123,10 @@ fn chaotic_scene_is_the_same_in_one_four_and_eight_lanes() {
         );
         world.state_hash()
     });
-    assert_eq!(
-        hashes[0], hashes[1],
-        "eight (or four without AVX2) vs four lanes"
-    );
-    assert_eq!(
-        hashes[0], hashes[2],
-        "eight (or four without AVX2) lanes vs one"
-    );
+    // Auto: sixteen lanes with AVX-512F, eight with AVX2, else four.
+    assert_eq!(hashes[0], hashes[1], "widest vs four lanes");
+    assert_eq!(hashes[0], hashes[2], "widest lanes vs one");
+    assert_eq!(hashes[0], hashes[3], "widest vs eight (or four) lanes");
     // The scene is chaotic: a 0.1 mm nudge of one body changes the hash.
     assert_ne!(chaotic(Lanes::Auto, 1e-4, 300).state_hash(), hashes[0]);
 }

@@ -1,7 +1,7 @@
 //! The soft step's contact solve, one kernel generic over the lane count (Box2D v3's
 //! `contact_solver.c` idea, written for Impulse's contact model): one constraint at a time
-//! (`f32`) for the constraints the colouring could not place, four (`F32x4`, SSE2) or eight
-//! (`F32x8`, AVX2) at a time for the coloured ones.
+//! (`f32`) for the constraints the colouring could not place, four (`F32x4`, SSE2), eight
+//! (`F32x8`, AVX2) or sixteen (`F32x16`, AVX-512F) at a time for the coloured ones.
 //!
 //! Same constraint as `contact.rs` (read its derivation first): per point
 //! `lambda = -normal_mass * (mass_scale * vn + bias) - impulse_scale * accumulated`, friction
@@ -14,12 +14,15 @@
 //!   (`wide::Wide`): `warm_start`, `solve` (with or without bias: the solve and relax
 //!   passes), `restitution`; `set_lane` prepares and `store_impulses` stores. Every lane
 //!   runs the same IEEE operations in the same order and never looks at another lane, so a
-//!   constraint gives bitwise the same result alone (`f32`), in four lanes or in eight (the
-//!   tests below and in `step.rs` check it).
-//! - Width: eight lanes (`F32x8`) when the CPU has AVX2, else four (`F32x4`); the choice is
-//!   made at run time; the AVX2 copies of the loops are `#[target_feature(enable =
-//!   "avx2")]` functions in `avx2` below. `force_four_lanes` and `force_one_lane` (every
-//!   constraint through the one-lane path) exist for the tests that compare the widths.
+//!   constraint gives bitwise the same result alone (`f32`), in four, eight or sixteen lanes
+//!   (the tests below and in `step.rs` check it).
+//! - Width: sixteen lanes (`F32x16`) when the CPU has AVX-512F and the step has at most
+//!   `SIXTEEN_LANES_MAX_CONSTRAINTS` constraints, else eight (`F32x8`) when it has AVX2,
+//!   else four (`F32x4`); the choice is made at run time, every build; the wide copies of
+//!   the loops are `#[target_feature]` functions in `avx2` and `avx512` below
+//!   (`wide_entry_points!`). `force_four_lanes`, `force_eight_lanes` and `force_one_lane`
+//!   (every constraint through the one-lane path) exist for the tests that compare the
+//!   widths (`World::set_lanes`).
 //! - Each colour is cut into batches of `LANES` (`ContactBatch`); the last batch of a colour is
 //!   padded with empty lanes (static body 0 on both sides, all masses zero: their impulses
 //!   stay exactly zero). Batches are stored colour after colour in one array and solved in
@@ -59,6 +62,8 @@
 use super::contact::ContactConstraint;
 use super::graph::ConstraintGraph;
 use super::wide::{F32x4, Vec2W, Wide};
+#[cfg(target_arch = "x86_64")]
+use super::wide16::{avx512_available, F32x16};
 #[cfg(target_arch = "x86_64")]
 use super::wide8::{avx2_available, F32x8};
 use super::{Softness, SolverBody, StepContext};
@@ -101,6 +106,8 @@ const MANIFOLD_FINITE: u32 = 1 << 8;
 #[cfg(target_arch = "x86_64")]
 const _: () = {
     use std::mem::size_of;
+    assert!(size_of::<ContactBatch<F32x16>>() == 1984);
+    assert!(size_of::<BatchExtra<F32x16>>() == 512);
     assert!(size_of::<ContactBatch<F32x8>>() == 1024);
     assert!(size_of::<BatchExtra<F32x8>>() == 256);
     assert!(size_of::<ContactBatch<F32x4>>() == 512);
@@ -1005,8 +1012,8 @@ pub(crate) struct LaneKey {
     generation: u64,
     /// Last step's impulses are the warm start (`set_lane_inputs`).
     warm: bool,
-    /// Eight lanes (else four).
-    eight: bool,
+    /// Lanes per batch.
+    width: usize,
 }
 
 impl LaneKey {
@@ -1014,7 +1021,7 @@ impl LaneKey {
         LaneKey {
             generation,
             warm: ctx.warm_starting() && ctx.settings.accumulate_impulses,
-            eight: false,
+            width: 0,
         }
     }
 }
@@ -1060,6 +1067,11 @@ pub struct WideContacts {
     batches8: Vec<ContactBatch<F32x8>>,
     #[cfg(target_arch = "x86_64")]
     extras8: Vec<BatchExtra<F32x8>>,
+    /// Sixteen-wide batches (AVX-512F).
+    #[cfg(target_arch = "x86_64")]
+    batches16: Vec<ContactBatch<F32x16>>,
+    #[cfg(target_arch = "x86_64")]
+    extras16: Vec<BatchExtra<F32x16>>,
     /// Batches of colour `c`: `starts[c]..starts[c + 1]` (non-empty colours only).
     starts: Vec<usize>,
     /// The constraint in each lane of the wide batches (`batch * LANES + lane`),
@@ -1070,6 +1082,9 @@ pub struct WideContacts {
     /// This step's batches are `batches8` (never set off x86_64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     eight: bool,
+    /// This step's batches are `batches16` (never set off x86_64).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    sixteen: bool,
     /// The key of the last build, while every store since was `store_impulses`' batch
     /// store (then each lane's impulses are what its contact was given: the next build
     /// may refresh the lane instead of preparing it afresh; `refresh_lane`).
@@ -1080,6 +1095,8 @@ pub struct WideContacts {
     refreshed: usize,
     /// Always four lanes (tests compare the widths).
     pub force_four_lanes: bool,
+    /// At most eight lanes (tests compare the widths).
+    pub force_eight_lanes: bool,
     /// No batches: every constraint one at a time, in the batches' order (tests compare the
     /// widths).
     pub force_one_lane: bool,
@@ -1121,19 +1138,34 @@ impl WideContacts {
             bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
         });
         #[cfg(target_arch = "x86_64")]
-        let eight = !self.force_one_lane && !self.force_four_lanes && avx2_available();
+        let (eight, sixteen) = {
+            let wide = !self.force_one_lane && !self.force_four_lanes;
+            let sixteen = wide
+                && !self.force_eight_lanes
+                && pairs.len() <= SIXTEEN_LANES_MAX_CONSTRAINTS
+                && avx512_available();
+            (wide && !sixteen && avx2_available(), sixteen)
+        };
         #[cfg(not(target_arch = "x86_64"))]
-        let eight = false;
+        let (eight, sixteen) = (false, false);
+        let width = if sixteen {
+            16
+        } else if eight {
+            8
+        } else {
+            4
+        };
         self.colours_kept = kept;
         let last_key = self.lanes_key.take();
         let (key, refresh) = match lanes {
-            Some((key, recycled)) => (Some(LaneKey { eight, ..key }), Some((recycled, key.warm))),
+            Some((key, recycled)) => (Some(LaneKey { width, ..key }), Some((recycled, key.warm))),
             None => (None, None),
         };
         let refresh =
             refresh.filter(|_| kept && !self.force_one_lane && key.is_some() && key == last_key);
         self.lanes_key = key.filter(|_| !self.force_one_lane);
         self.eight = false;
+        self.sixteen = false;
         self.overflow.clear();
         // Which constraint goes in each lane (`order`), colour by colour; then the batches
         // are filled in order, lane by lane (see `write_lanes`).
@@ -1167,6 +1199,8 @@ impl WideContacts {
             {
                 self.batches8.clear();
                 self.extras8.clear();
+                self.batches16.clear();
+                self.extras16.clear();
             }
             let no_batches: &mut [ContactBatch<F32x4>] = &mut [];
             self.refreshed = write_lanes(
@@ -1179,10 +1213,41 @@ impl WideContacts {
             return;
         }
         #[cfg(target_arch = "x86_64")]
+        if sixteen {
+            self.sixteen = true;
+            self.batches4.clear();
+            self.extras4.clear();
+            self.batches8.clear();
+            self.extras8.clear();
+            // Refreshing: the same colouring, so the same layout, and the lanes are read.
+            if !refreshing {
+                lay_out(
+                    &self.graph,
+                    (&mut self.batches16, &mut self.extras16),
+                    &mut self.starts,
+                    &mut self.order,
+                );
+            }
+            self.refreshed = write_lanes(
+                &lanes,
+                &self.order,
+                (&mut self.overflow, &mut self.overflow_extras),
+                (
+                    &mut self.batches16,
+                    &mut self.extras16,
+                    avx512::finish_lanes,
+                ),
+                threads,
+            );
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
         if eight {
             self.eight = true;
             self.batches4.clear();
             self.extras4.clear();
+            self.batches16.clear();
+            self.extras16.clear();
             // Refreshing: the same colouring, so the same layout, and the lanes are read.
             if !refreshing {
                 lay_out(
@@ -1205,6 +1270,8 @@ impl WideContacts {
         {
             self.batches8.clear();
             self.extras8.clear();
+            self.batches16.clear();
+            self.extras16.clear();
         }
         if !refreshing {
             lay_out(
@@ -1257,6 +1324,14 @@ impl WideContacts {
         warm_start(&self.overflow, bodies);
         let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
+        if self.sixteen {
+            threads.by_colour_ref(&self.batches16, starts, bodies, |batches, bodies| {
+                // SAFETY: `sixteen` is only set when `avx512_available()`.
+                unsafe { avx512::warm_start(batches, bodies) }
+            });
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
         if self.eight {
             threads.by_colour_ref(&self.batches8, starts, bodies, |batches, bodies| {
                 // SAFETY: `eight` is only set when `avx2_available()`.
@@ -1280,6 +1355,14 @@ impl WideContacts {
         solve(&mut self.overflow, bodies, ctx, use_bias);
         let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
+        if self.sixteen {
+            threads.by_colour(&mut self.batches16, starts, bodies, |batches, bodies| {
+                // SAFETY: `sixteen` is only set when `avx512_available()`.
+                unsafe { avx512::solve(batches, bodies, ctx, use_bias) }
+            });
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
         if self.eight {
             threads.by_colour(&mut self.batches8, starts, bodies, |batches, bodies| {
                 // SAFETY: `eight` is only set when `avx2_available()`.
@@ -1302,6 +1385,21 @@ impl WideContacts {
     ) {
         apply_restitution(&mut self.overflow, &self.overflow_extras, bodies, ctx);
         let starts = &self.starts;
+        #[cfg(target_arch = "x86_64")]
+        if self.sixteen {
+            let extras = &self.extras16;
+            threads.by_colour_beside(
+                &mut self.batches16,
+                extras,
+                starts,
+                bodies,
+                |batches, extras, bodies| {
+                    // SAFETY: `sixteen` is only set when `avx512_available()`.
+                    unsafe { avx512::apply_restitution(batches, extras, bodies, ctx) }
+                },
+            );
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if self.eight {
             let extras = &self.extras8;
@@ -1342,6 +1440,20 @@ impl WideContacts {
             self.lanes_key = None;
         }
         #[cfg(target_arch = "x86_64")]
+        if self.sixteen {
+            let store = if moved {
+                store_batch_by_lane
+            } else {
+                avx512::store_batch as StoreBatch<F32x16>
+            };
+            return store_impulses(
+                (&self.overflow, &self.overflow_extras),
+                (&self.batches16[..], &self.extras16[..], store),
+                contacts,
+                threads,
+            );
+        }
+        #[cfg(target_arch = "x86_64")]
         if self.eight {
             let store = if moved {
                 store_batch_by_lane
@@ -1375,85 +1487,94 @@ impl WideContacts {
     }
 }
 
-/// The AVX2 copies of the loops: the generic kernels instantiated with `F32x8` and
-/// compiled with AVX2 enabled.
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::*;
+/// The copies of the loops for one wide word: the generic kernels instantiated with `$word`
+/// and compiled with `$feature` enabled. Only reached when the CPU has the feature
+/// (`WideContacts::build` makes batches of `$word` only then).
+macro_rules! wide_entry_points {
+    ($module:ident, $word:ty, $feature:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        mod $module {
+            use super::*;
 
-    /// `ContactBatch::finish_lanes` for eight lanes. Only given to `write_lanes` when
-    /// `avx2_available()` (`WideContacts::build`).
-    pub fn finish_lanes(
-        batch: &mut ContactBatch<F32x8>,
-        extra: &mut BatchExtra<F32x8>,
-        bodies: &[SolverBody],
-        marks: Option<&RefreshMarks<F32x8>>,
-    ) {
-        #[target_feature(enable = "avx2")]
-        unsafe fn finish(
-            batch: &mut ContactBatch<F32x8>,
-            extra: &mut BatchExtra<F32x8>,
-            bodies: &[SolverBody],
-            marks: Option<&RefreshMarks<F32x8>>,
-        ) {
-            batch.refresh_and_finish(extra, bodies, marks);
+            /// `ContactBatch::finish_lanes` for this width. Only given to `write_lanes`
+            /// when the CPU has the feature (`WideContacts::build`).
+            pub fn finish_lanes(
+                batch: &mut ContactBatch<$word>,
+                extra: &mut BatchExtra<$word>,
+                bodies: &[SolverBody],
+                marks: Option<&RefreshMarks<$word>>,
+            ) {
+                #[target_feature(enable = $feature)]
+                unsafe fn finish(
+                    batch: &mut ContactBatch<$word>,
+                    extra: &mut BatchExtra<$word>,
+                    bodies: &[SolverBody],
+                    marks: Option<&RefreshMarks<$word>>,
+                ) {
+                    batch.refresh_and_finish(extra, bodies, marks);
+                }
+                // SAFETY: `WideContacts::build` passes this only when the CPU has the
+                // feature.
+                unsafe { finish(batch, extra, bodies, marks) }
+            }
+
+            /// `ContactBatch::store_batch` for this width. Only given to `store_impulses`
+            /// when the batches are this wide (the CPU has the feature).
+            pub fn store_batch(
+                batch: &ContactBatch<$word>,
+                extra: &BatchExtra<$word>,
+                contacts: &DisjointMut<Contact>,
+                tally: &mut ContactTally,
+            ) {
+                #[target_feature(enable = $feature)]
+                unsafe fn store(
+                    batch: &ContactBatch<$word>,
+                    extra: &BatchExtra<$word>,
+                    contacts: &DisjointMut<Contact>,
+                    tally: &mut ContactTally,
+                ) {
+                    batch.store_batch(extra, contacts, tally);
+                }
+                // SAFETY: batches this wide exist only when the CPU has the feature.
+                unsafe { store(batch, extra, contacts, tally) }
+            }
+
+            /// # Safety
+            /// The CPU must support the feature.
+            #[target_feature(enable = $feature)]
+            pub unsafe fn warm_start(batches: &[ContactBatch<$word>], bodies: &mut [SolverBody]) {
+                super::warm_start(batches, bodies)
+            }
+
+            /// # Safety
+            /// The CPU must support the feature.
+            #[target_feature(enable = $feature)]
+            pub unsafe fn solve(
+                batches: &mut [ContactBatch<$word>],
+                bodies: &mut [SolverBody],
+                ctx: &StepContext,
+                use_bias: bool,
+            ) {
+                super::solve(batches, bodies, ctx, use_bias)
+            }
+
+            /// # Safety
+            /// The CPU must support the feature.
+            #[target_feature(enable = $feature)]
+            pub unsafe fn apply_restitution(
+                batches: &mut [ContactBatch<$word>],
+                extras: &[BatchExtra<$word>],
+                bodies: &mut [SolverBody],
+                ctx: &StepContext,
+            ) {
+                super::apply_restitution(batches, extras, bodies, ctx)
+            }
         }
-        // SAFETY: `WideContacts::build` passes this only when the CPU has AVX2.
-        unsafe { finish(batch, extra, bodies, marks) }
-    }
-
-    /// `ContactBatch::store_batch` for eight lanes. Only given to `store_impulses` when
-    /// the batches are eight wide (`avx2_available()`).
-    pub fn store_batch(
-        batch: &ContactBatch<F32x8>,
-        extra: &BatchExtra<F32x8>,
-        contacts: &DisjointMut<Contact>,
-        tally: &mut ContactTally,
-    ) {
-        #[target_feature(enable = "avx2")]
-        unsafe fn store(
-            batch: &ContactBatch<F32x8>,
-            extra: &BatchExtra<F32x8>,
-            contacts: &DisjointMut<Contact>,
-            tally: &mut ContactTally,
-        ) {
-            batch.store_batch(extra, contacts, tally);
-        }
-        // SAFETY: eight-wide batches exist only when the CPU has AVX2.
-        unsafe { store(batch, extra, contacts, tally) }
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn warm_start(batches: &[ContactBatch<F32x8>], bodies: &mut [SolverBody]) {
-        super::warm_start(batches, bodies)
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn solve(
-        batches: &mut [ContactBatch<F32x8>],
-        bodies: &mut [SolverBody],
-        ctx: &StepContext,
-        use_bias: bool,
-    ) {
-        super::solve(batches, bodies, ctx, use_bias)
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn apply_restitution(
-        batches: &mut [ContactBatch<F32x8>],
-        extras: &[BatchExtra<F32x8>],
-        bodies: &mut [SolverBody],
-        ctx: &StepContext,
-    ) {
-        super::apply_restitution(batches, extras, bodies, ctx)
-    }
+    };
 }
+
+wide_entry_points!(avx2, F32x8, "avx2");
+wide_entry_points!(avx512, F32x16, "avx512f");
 
 /// Cut every colour into batches of `W::LANES` and give each lane its constraint (`order`,
 /// `u32::MAX` for an empty lane); `starts` gets the first
@@ -1514,6 +1635,17 @@ pub(crate) fn prefetch_whole<T>(item: *const T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = item;
 }
+
+/// Most constraints a step batches sixteen wide (when the CPU has AVX-512F); above it,
+/// eight. The passes over a few thousand batches are bound by the kernel's chain of
+/// dependent operations, which a wider word runs for twice the constraints; over tens of
+/// thousands they stream from memory, and the sixteen-lane prepare costs more than the
+/// passes save (medians of alternating runs, ms a step, eight against sixteen lanes: the
+/// large pyramid's 14,950 contacts, one thread: colour passes 1.191 -> 1.069, prepare
+/// 0.244 -> 0.221; two threads: 0.730 -> 0.665; the many pyramids' 58,000: colour passes
+/// 4.931 -> 4.854, prepare 1.160 -> 1.467; the washer's 25,000 churning: prepare 1.224 ->
+/// 1.494).
+const SIXTEEN_LANES_MAX_CONSTRAINTS: usize = 16_384;
 
 /// Constraints per thread below which `write_lanes` and `store_impulses` stay on one
 /// thread (waking the team costs more).
@@ -1965,9 +2097,10 @@ mod tests {
     /// A point's accumulated impulses: contact, point, bits of normal, tangent, max normal.
     type PointImpulses = (u32, usize, [u32; 3]);
 
-    /// The soft sub-step's passes through `WideContacts` with the given width (1, 4 or 8;
-    /// eight falls back to four without AVX2): the bodies after, and every point's
-    /// accumulated impulses (contact, point, normal, tangent, max normal bits).
+    /// The soft sub-step's passes through `WideContacts` with the given width (1, 4, 8 or
+    /// 16; sixteen falls back to eight without AVX-512F, eight to four without AVX2): the
+    /// bodies after, and every point's accumulated impulses (contact, point, normal,
+    /// tangent, max normal bits).
     fn run_wide(
         list: &[ContactConstraint],
         start: &[SolverBody],
@@ -1977,6 +2110,7 @@ mod tests {
         let mut wide = WideContacts {
             force_one_lane: lanes == 1,
             force_four_lanes: lanes == 4,
+            force_eight_lanes: lanes == 8,
             ..WideContacts::default()
         };
         let pairs: Vec<(u32, u32)> = list
@@ -2004,6 +2138,8 @@ mod tests {
         for_each_lane(&wide.batches4, &wide.extras4, &mut eat);
         #[cfg(target_arch = "x86_64")]
         for_each_lane(&wide.batches8, &wide.extras8, &mut eat);
+        #[cfg(target_arch = "x86_64")]
+        for_each_lane(&wide.batches16, &wide.extras16, &mut eat);
         impulses.sort_by_key(|&(contact, point, _)| (contact, point));
         (bodies, impulses)
     }
@@ -2320,57 +2456,76 @@ mod tests {
         );
         let first = (0..got.len()).find(|&b| got[b] != want[b]);
         assert_eq!(first, None, "four lanes: refreshed against prepared");
-        #[cfg(target_arch = "x86_64")]
-        if avx2_available() {
-            let mut wide = WideContacts::default();
-            wide.build(&pairs, &start, lane, |_| {}, &Threads::default());
-            assert!(wide.overflow.is_empty() && wide.batches8.len() > 20);
-            assert_eq!(kept_checks(&wide.extras8, &contacts), contacts.len());
-            poke(&mut wide.batches8, &mut || value(&mut rng));
-            let (mut one, mut other) = (contacts.clone(), contacts.clone());
-            let store = avx2::store_batch as StoreBatch<F32x8>;
-            let batches = (&wide.batches8[..], &wide.extras8[..], store);
-            let tally = store_impulses((&[], &[]), batches, &mut one, &Threads::default());
-            let lanes8 = (&wide.batches8[..], &wide.extras8[..]);
-            check(&tally, &by_lane(lanes8, &mut other), "eight");
-            assert_eq!(
-                first_difference(&one, &other),
-                None,
-                "eight lanes: impulses"
-            );
-            let finish8: FinishLanes<F32x8> = avx2::finish_lanes;
-            let lanes8 = (&mut wide.batches8[..], &mut wide.extras8[..]);
-            let refreshed = refresh_all(lanes8, &one, &start, finish8);
-            assert_eq!(refreshed, contacts.len());
-            let mut fresh = WideContacts::default();
-            let from_stored = |k: usize| ContactLane {
-                contact: &one[k],
-                ..lane(k)
+        // The AVX2 and AVX-512F widths, each when the CPU has it.
+        macro_rules! wide_case {
+            ($available:expr, $batches:ident, $extras:ident, $module:ident, $word:ty, $name:literal) => {
+                #[cfg(target_arch = "x86_64")]
+                if $available {
+                    let new_wide = || WideContacts {
+                        force_eight_lanes: <$word>::LANES == 8,
+                        ..WideContacts::default()
+                    };
+                    let mut wide = new_wide();
+                    wide.build(&pairs, &start, lane, |_| {}, &Threads::default());
+                    assert!(wide.overflow.is_empty() && wide.$batches.len() * <$word>::LANES > 160);
+                    assert_eq!(kept_checks(&wide.$extras, &contacts), contacts.len());
+                    poke(&mut wide.$batches, &mut || value(&mut rng));
+                    let (mut one, mut other) = (contacts.clone(), contacts.clone());
+                    let store = $module::store_batch as StoreBatch<$word>;
+                    let batches = (&wide.$batches[..], &wide.$extras[..], store);
+                    let tally = store_impulses((&[], &[]), batches, &mut one, &Threads::default());
+                    let lanes = (&wide.$batches[..], &wide.$extras[..]);
+                    check(&tally, &by_lane(lanes, &mut other), $name);
+                    assert_eq!(
+                        first_difference(&one, &other),
+                        None,
+                        "{} lanes: impulses",
+                        $name
+                    );
+                    let finish: FinishLanes<$word> = $module::finish_lanes;
+                    let lanes = (&mut wide.$batches[..], &mut wide.$extras[..]);
+                    let refreshed = refresh_all(lanes, &one, &start, finish);
+                    assert_eq!(refreshed, contacts.len());
+                    let mut fresh = new_wide();
+                    let from_stored = |k: usize| ContactLane {
+                        contact: &one[k],
+                        ..lane(k)
+                    };
+                    fresh.build(&pairs, &start, from_stored, |_| {}, &Threads::default());
+                    let (got, want) = (
+                        lane_bits(&wide.$batches, &wide.$extras),
+                        lane_bits(&fresh.$batches, &fresh.$extras),
+                    );
+                    let first = (0..got.len()).find(|&b| got[b] != want[b]);
+                    assert_eq!(first, None, "{} lanes: refreshed against prepared", $name);
+                }
             };
-            fresh.build(&pairs, &start, from_stored, |_| {}, &Threads::default());
-            let (got, want) = (
-                lane_bits(&wide.batches8, &wide.extras8),
-                lane_bits(&fresh.batches8, &fresh.extras8),
-            );
-            let first = (0..got.len()).find(|&b| got[b] != want[b]);
-            assert_eq!(first, None, "eight lanes: refreshed against prepared");
         }
+        wide_case!(avx2_available(), batches8, extras8, avx2, F32x8, "eight");
+        wide_case!(
+            avx512_available(),
+            batches16,
+            extras16,
+            avx512,
+            F32x16,
+            "sixteen"
+        );
     }
 
-    /// One kernel: the one-lane, four-lane and (with AVX2) eight-lane paths give bitwise the
-    /// same bodies and accumulated impulses on random constraints (warm start, solve, relax,
+    /// One kernel: the one-lane, four-lane, (with AVX2) eight-lane and (with AVX-512F)
+    /// sixteen-lane paths give bitwise the same bodies and accumulated impulses on random constraints (warm start, solve, relax,
     /// restitution with bouncy and inelastic constraints sharing batches): lanes never
     /// interact, constraints of one colour share no moving body, and a lane's restitution
     /// does not depend on its neighbours.
     #[test]
-    fn one_four_and_eight_lane_contacts_agree_bitwise() {
+    fn one_four_eight_and_sixteen_lane_contacts_agree_bitwise() {
         let ctx = soft_context();
         let (mut batched, mut moved) = (0, 0);
         for seed in 1..=24u32 {
             let (start, list) = problem(seed, &ctx);
             let one = run_wide(&list, &start, &ctx, 1);
             assert_eq!(one.1.len(), 2 * list.len());
-            for lanes in [4, 8] {
+            for lanes in [4, 8, 16] {
                 let other = run_wide(&list, &start, &ctx, lanes);
                 assert_eq!(
                     bits(&one.0),

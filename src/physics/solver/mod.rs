@@ -15,7 +15,7 @@
 //! - `contact`: `ContactSolver` and the classic solver's scalar contact kernels: prepare,
 //!   warm start, solve (one point at a time or the 2x2 block solver), restitution, store.
 //! - `contact_simd`: the soft step's contact kernel, one generic over the lane count
-//!   (`f32`, four, eight): the coloured contacts in batches with the one-lane overflow.
+//!   (`f32`, four, eight, sixteen): the coloured contacts in batches with the one-lane overflow.
 //! - `contact_kernels`: the other families' contact kernels: Jacobi accumulation with
 //!   relaxation, current (TGS) anchors, the NGS position pass, and
 //!   XPBD's position and velocity passes.
@@ -34,6 +34,8 @@
 //! - `wide`: `F32x4`, the four-lane SIMD word, and the `Wide` trait the kernels use (`f32`
 //!   is its one-lane case).
 //! - `wide8`: `F32x8`, the eight-lane AVX2 word (x86_64, chosen at run time).
+//! - `wide16`: `F32x16`, the sixteen-lane AVX-512F word (x86_64, chosen at run time; the
+//!   contact batches of steps with at most 16,384 constraints).
 //! - `softness`: the soft-constraint coefficients shared by soft contacts and joints.
 //!
 //! The world calls the drivers from `World::step` (`world.rs`).
@@ -58,6 +60,8 @@ pub mod tgs_ngs;
 pub mod tgs_soft;
 pub mod tgs_sticky;
 pub mod wide;
+#[cfg(target_arch = "x86_64")]
+pub mod wide16;
 #[cfg(target_arch = "x86_64")]
 pub mod wide8;
 pub mod xpbd;

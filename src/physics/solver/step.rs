@@ -37,10 +37,13 @@ use crate::physics::world::{StepStats, World};
 /// differs. For measuring the SIMD speed-up and checking determinism.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Lanes {
-    /// Eight (AVX2) when the CPU has it, else four (SSE2, or the portable fallback off
-    /// x86_64). The default.
+    /// The widest the CPU has: sixteen (AVX-512F; contacts only, the revolute pins stop at
+    /// eight), eight (AVX2), else four (SSE2, or the portable fallback off x86_64). The
+    /// default.
     #[default]
     Auto,
+    /// At most eight (AVX2 when the CPU has it, else four), even with AVX-512.
+    Eight,
     /// Four, even with AVX2.
     Four,
     /// One: every constraint through the one-lane path, in the batches' order.
@@ -210,6 +213,7 @@ impl StepSolver {
         let (one, four) = (lanes == Lanes::One, lanes == Lanes::Four);
         self.contacts.wide.force_one_lane = one;
         self.contacts.wide.force_four_lanes = four;
+        self.contacts.wide.force_eight_lanes = lanes == Lanes::Eight;
         self.joints.pins.force_one_lane = one;
         self.joints.pins.force_four_lanes = four;
     }
@@ -765,13 +769,13 @@ mod tests {
         assert_eq!(classic.stats().manifolds_reused, 0);
     }
 
-    /// The one-lane path, the four-lane (SSE2) and the eight-lane (AVX2) contact batches
-    /// must give bitwise the same step: one kernel, lanes never interact and a colour's
-    /// constraints share no moving body. (On a CPU without AVX2 the eight-lane run is four
-    /// wide.)
+    /// The one-lane path, the four-lane (SSE2), the eight-lane (AVX2) and the sixteen-lane
+    /// (AVX-512F) contact batches must give bitwise the same step: one kernel, lanes never
+    /// interact and a colour's constraints share no moving body. (On a CPU without AVX-512F
+    /// the widest run is eight wide, without AVX2 four.)
     #[test]
-    fn one_four_and_eight_lane_contact_batches_step_identically() {
-        let mut worlds = [Lanes::Auto, Lanes::Four, Lanes::One].map(pyramid);
+    fn one_four_eight_and_sixteen_lane_contact_batches_step_identically() {
+        let mut worlds = [Lanes::Auto, Lanes::Four, Lanes::One, Lanes::Eight].map(pyramid);
         for _ in 0..120 {
             for w in &mut worlds {
                 w.step(1.0 / 60.0);
@@ -783,8 +787,9 @@ mod tests {
             worlds[2].stats().contacts
         );
         let hashes = worlds.each_ref().map(|w| w.state_hash());
-        assert_eq!(hashes[0], hashes[1], "eight vs four lanes");
-        assert_eq!(hashes[0], hashes[2], "eight lanes vs one");
+        assert_eq!(hashes[0], hashes[1], "widest vs four lanes");
+        assert_eq!(hashes[0], hashes[2], "widest lanes vs one");
+        assert_eq!(hashes[0], hashes[3], "widest vs eight lanes");
     }
 
     /// A resting pyramid's contact lanes are refreshed from the step before

@@ -1,5 +1,5 @@
 //! `F32x4`: four `f32` lanes, the solver's SIMD word, and `Wide`, the operations the batched
-//! contact solver needs of any SIMD word (`F32x4` here, `F32x8` in `wide8.rs`).
+//! contact solver needs of any SIMD word (`F32x4` here, `F32x8` in `wide8.rs`, `F32x16` in `wide16.rs`).
 //!
 //! Layout and rules:
 //! - One value of four independent constraints (lane `i` is constraint `i` of a batch; see
@@ -365,11 +365,11 @@ impl SubAssign for F32x4 {
     }
 }
 
-/// What the batched contact solver needs of a SIMD word: `F32x4` (SSE2, every x86_64) and
-/// `F32x8` (AVX2, `wide8.rs`, chosen at run time). The kernels in `contact_simd.rs` are
-/// written once against this trait; lane `l` is constraint `l` of a batch whatever the
-/// width, and every operation is the same IEEE operation lane by lane, so both widths give
-/// bitwise the same results.
+/// What the batched contact solver needs of a SIMD word: `F32x4` (SSE2, every x86_64),
+/// `F32x8` (AVX2, `wide8.rs`) and `F32x16` (AVX-512F, `wide16.rs`), the wide ones chosen at
+/// run time. The kernels in `contact_simd.rs` are written once against this trait; lane `l`
+/// is constraint `l` of a batch whatever the width, and every operation is the same IEEE
+/// operation lane by lane, so every width gives bitwise the same results.
 pub trait Wide:
     Copy
     + std::fmt::Debug
