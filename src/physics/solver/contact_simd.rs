@@ -1140,10 +1140,16 @@ impl WideContacts {
         #[cfg(target_arch = "x86_64")]
         let (eight, sixteen) = {
             let wide = !self.force_one_lane && !self.force_four_lanes;
-            let sixteen = wide
-                && !self.force_eight_lanes
-                && pairs.len() <= SIXTEEN_LANES_MAX_CONSTRAINTS
-                && avx512_available();
+            // Back from eight to sixteen only an eighth below the limit: a count that
+            // hovers at it does not switch widths (and lay the batches out afresh) every
+            // step.
+            let limit = if self.eight {
+                SIXTEEN_LANES_MAX_CONSTRAINTS - SIXTEEN_LANES_MAX_CONSTRAINTS / 8
+            } else {
+                SIXTEEN_LANES_MAX_CONSTRAINTS
+            };
+            let sixteen =
+                wide && !self.force_eight_lanes && pairs.len() <= limit && avx512_available();
             (wide && !sixteen && avx2_available(), sixteen)
         };
         #[cfg(not(target_arch = "x86_64"))]
@@ -1182,6 +1188,7 @@ impl WideContacts {
         resize_total(&mut self.overflow, overflow, ContactBatch::empty());
         resize_total(&mut self.overflow_extras, overflow, BatchExtra::empty());
         let refreshing = refresh.is_some();
+        self.keep_only(if self.force_one_lane { 1 } else { width });
         let lanes = Lanes {
             overflow_order: &self.overflow_order,
             bodies,
@@ -1193,15 +1200,6 @@ impl WideContacts {
             self.starts.clear();
             self.starts.push(0);
             self.order.clear();
-            self.batches4.clear();
-            self.extras4.clear();
-            #[cfg(target_arch = "x86_64")]
-            {
-                self.batches8.clear();
-                self.extras8.clear();
-                self.batches16.clear();
-                self.extras16.clear();
-            }
             let no_batches: &mut [ContactBatch<F32x4>] = &mut [];
             self.refreshed = write_lanes(
                 &lanes,
@@ -1215,10 +1213,6 @@ impl WideContacts {
         #[cfg(target_arch = "x86_64")]
         if sixteen {
             self.sixteen = true;
-            self.batches4.clear();
-            self.extras4.clear();
-            self.batches8.clear();
-            self.extras8.clear();
             // Refreshing: the same colouring, so the same layout, and the lanes are read.
             if !refreshing {
                 lay_out(
@@ -1244,10 +1238,6 @@ impl WideContacts {
         #[cfg(target_arch = "x86_64")]
         if eight {
             self.eight = true;
-            self.batches4.clear();
-            self.extras4.clear();
-            self.batches16.clear();
-            self.extras16.clear();
             // Refreshing: the same colouring, so the same layout, and the lanes are read.
             if !refreshing {
                 lay_out(
@@ -1266,13 +1256,6 @@ impl WideContacts {
             );
             return;
         }
-        #[cfg(target_arch = "x86_64")]
-        {
-            self.batches8.clear();
-            self.extras8.clear();
-            self.batches16.clear();
-            self.extras16.clear();
-        }
         if !refreshing {
             lay_out(
                 &self.graph,
@@ -1288,6 +1271,25 @@ impl WideContacts {
             (&mut self.batches4, &mut self.extras4, finish_lanes4),
             threads,
         );
+    }
+
+    /// Free the batches of every width but `width` (1: none kept): a world whose contact
+    /// count crosses `SIXTEEN_LANES_MAX_CONSTRAINTS` would otherwise hold the room of both.
+    fn keep_only(&mut self, width: usize) {
+        fn free_unless<T>(keep: bool, v: &mut Vec<T>) {
+            if !keep {
+                *v = Vec::new();
+            }
+        }
+        free_unless(width == 4, &mut self.batches4);
+        free_unless(width == 4, &mut self.extras4);
+        #[cfg(target_arch = "x86_64")]
+        {
+            free_unless(width == 8, &mut self.batches8);
+            free_unless(width == 8, &mut self.extras8);
+            free_unless(width == 16, &mut self.batches16);
+            free_unless(width == 16, &mut self.extras16);
+        }
     }
 
     /// How many lanes the last build refreshed instead of preparing (`build_lanes`).
@@ -2510,6 +2512,44 @@ mod tests {
             F32x16,
             "sixteen"
         );
+    }
+
+    /// A build at another width frees the batches of the last: a world whose contact count
+    /// crosses `SIXTEEN_LANES_MAX_CONSTRAINTS` holds the room of one width, not two.
+    #[test]
+    fn a_change_of_width_frees_the_other_batches() {
+        let ctx = soft_context();
+        let (start, list) = problem(3, &ctx);
+        let pairs: Vec<(u32, u32)> = list
+            .iter()
+            .map(|c| (c.index_a as u32, c.index_b as u32))
+            .collect();
+        let mut wide = WideContacts::default();
+        let capacities = |w: &WideContacts| {
+            #[cfg(target_arch = "x86_64")]
+            let wide = [
+                w.batches8.capacity() + w.extras8.capacity(),
+                w.batches16.capacity() + w.extras16.capacity(),
+            ];
+            #[cfg(not(target_arch = "x86_64"))]
+            let wide = [0, 0];
+            [
+                w.batches4.capacity() + w.extras4.capacity(),
+                wide[0],
+                wide[1],
+            ]
+        };
+        for (four, eight) in [(true, false), (false, true), (false, false), (true, false)] {
+            wide.force_four_lanes = four;
+            wide.force_eight_lanes = eight;
+            wide.build(&pairs, &start, |k| list[k], |_| {}, &Threads::default());
+            let held = capacities(&wide);
+            assert_eq!(
+                held.iter().filter(|&&c| c > 0).count(),
+                1,
+                "four {four}, eight {eight}: capacities {held:?}"
+            );
+        }
     }
 
     /// One kernel: the one-lane, four-lane, (with AVX2) eight-lane and (with AVX-512F)

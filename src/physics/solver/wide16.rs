@@ -181,6 +181,9 @@ impl Wide for F32x16 {
     }
     #[inline(always)]
     unsafe fn load_rows(row: impl Fn(usize) -> *const f32) -> [F32x16; 4] {
+        // A loop and `quarters`, not a closure: a closure is not inlined into the entry
+        // point's target feature, and its intrinsics became calls (the colour passes took
+        // five times as long).
         let mut words = [avx512!(_mm512_setzero_ps()); 4];
         for (k, word) in words.iter_mut().enumerate() {
             *word = quarters(row(k), row(k + 4), row(k + 8), row(k + 12));
