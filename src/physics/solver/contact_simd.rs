@@ -1210,66 +1210,35 @@ impl WideContacts {
             );
             return;
         }
+        let (graph, layout) = (&self.graph, (&mut self.starts, &mut self.order));
+        let overflow = (&mut self.overflow[..], &mut self.overflow_extras[..]);
         #[cfg(target_arch = "x86_64")]
         if sixteen {
             self.sixteen = true;
-            // Refreshing: the same colouring, so the same layout, and the lanes are read.
-            if !refreshing {
-                lay_out(
-                    &self.graph,
-                    (&mut self.batches16, &mut self.extras16),
-                    &mut self.starts,
-                    &mut self.order,
-                );
-            }
-            self.refreshed = write_lanes(
-                &lanes,
-                &self.order,
-                (&mut self.overflow, &mut self.overflow_extras),
-                (
-                    &mut self.batches16,
-                    &mut self.extras16,
-                    avx512::finish_lanes,
-                ),
-                threads,
+            let finish: FinishLanes<F32x16> = avx512::finish_lanes;
+            let batches = (&mut self.batches16, &mut self.extras16, finish);
+            self.refreshed = lay_out_and_write(
+                graph, layout, &lanes, refreshing, overflow, batches, threads,
             );
             return;
         }
         #[cfg(target_arch = "x86_64")]
         if eight {
             self.eight = true;
-            // Refreshing: the same colouring, so the same layout, and the lanes are read.
-            if !refreshing {
-                lay_out(
-                    &self.graph,
-                    (&mut self.batches8, &mut self.extras8),
-                    &mut self.starts,
-                    &mut self.order,
-                );
-            }
-            self.refreshed = write_lanes(
-                &lanes,
-                &self.order,
-                (&mut self.overflow, &mut self.overflow_extras),
-                (&mut self.batches8, &mut self.extras8, avx2::finish_lanes),
-                threads,
+            let finish: FinishLanes<F32x8> = avx2::finish_lanes;
+            let batches = (&mut self.batches8, &mut self.extras8, finish);
+            self.refreshed = lay_out_and_write(
+                graph, layout, &lanes, refreshing, overflow, batches, threads,
             );
             return;
         }
-        if !refreshing {
-            lay_out(
-                &self.graph,
-                (&mut self.batches4, &mut self.extras4),
-                &mut self.starts,
-                &mut self.order,
-            );
-        }
-        self.refreshed = write_lanes(
-            &lanes,
-            &self.order,
-            (&mut self.overflow, &mut self.overflow_extras),
-            (&mut self.batches4, &mut self.extras4, finish_lanes4),
-            threads,
+        let batches = (
+            &mut self.batches4,
+            &mut self.extras4,
+            finish_lanes4 as FinishLanes<F32x4>,
+        );
+        self.refreshed = lay_out_and_write(
+            graph, layout, &lanes, refreshing, overflow, batches, threads,
         );
     }
 
@@ -1389,42 +1358,23 @@ impl WideContacts {
         let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
         if self.sixteen {
-            let extras = &self.extras16;
-            threads.by_colour_beside(
-                &mut self.batches16,
-                extras,
-                starts,
-                bodies,
-                |batches, extras, bodies| {
-                    // SAFETY: `sixteen` is only set when `avx512_available()`.
-                    unsafe { avx512::apply_restitution(batches, extras, bodies, ctx) }
-                },
-            );
+            // Runs on this CPU: `sixteen` is only set when `avx512_available()`.
+            let kernel: RestitutionKernel<F32x16> = avx512::apply_restitution;
+            let batches = (&mut self.batches16[..], &self.extras16[..]);
+            restitution_by_colour(batches, kernel, starts, bodies, ctx, threads);
             return;
         }
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            let extras = &self.extras8;
-            threads.by_colour_beside(
-                &mut self.batches8,
-                extras,
-                starts,
-                bodies,
-                |batches, extras, bodies| {
-                    // SAFETY: `eight` is only set when `avx2_available()`.
-                    unsafe { avx2::apply_restitution(batches, extras, bodies, ctx) }
-                },
-            );
+            // Runs on this CPU: `eight` is only set when `avx2_available()`.
+            let kernel: RestitutionKernel<F32x8> = avx2::apply_restitution;
+            let batches = (&mut self.batches8[..], &self.extras8[..]);
+            restitution_by_colour(batches, kernel, starts, bodies, ctx, threads);
             return;
         }
-        let extras = &self.extras4;
-        threads.by_colour_beside(
-            &mut self.batches4,
-            extras,
-            starts,
-            bodies,
-            |batches, extras, bodies| apply_restitution(batches, extras, bodies, ctx),
-        );
+        let kernel: RestitutionKernel<F32x4> = apply_restitution;
+        let batches = (&mut self.batches4[..], &self.extras4[..]);
+        restitution_by_colour(batches, kernel, starts, bodies, ctx, threads);
     }
 
     /// Copy the accumulated impulses to the contacts for the next warm start, and hold
@@ -1441,45 +1391,30 @@ impl WideContacts {
             // Checked against the moved manifolds: not what a refresh would give.
             self.lanes_key = None;
         }
-        #[cfg(target_arch = "x86_64")]
-        if self.sixteen {
-            let store = if moved {
+        // After a halted step moved the manifolds, each lane is stored and checked alone.
+        fn pick<W: Wide>(moved: bool, batch_store: StoreBatch<W>) -> StoreBatch<W> {
+            if moved {
                 store_batch_by_lane
             } else {
-                avx512::store_batch as StoreBatch<F32x16>
-            };
-            return store_impulses(
-                (&self.overflow, &self.overflow_extras),
-                (&self.batches16[..], &self.extras16[..], store),
-                contacts,
-                threads,
-            );
+                batch_store
+            }
+        }
+        let overflow = (&self.overflow[..], &self.overflow_extras[..]);
+        #[cfg(target_arch = "x86_64")]
+        if self.sixteen {
+            let store = pick(moved, avx512::store_batch as StoreBatch<F32x16>);
+            let batches = (&self.batches16[..], &self.extras16[..], store);
+            return store_impulses(overflow, batches, contacts, threads);
         }
         #[cfg(target_arch = "x86_64")]
         if self.eight {
-            let store = if moved {
-                store_batch_by_lane
-            } else {
-                avx2::store_batch as StoreBatch<F32x8>
-            };
-            return store_impulses(
-                (&self.overflow, &self.overflow_extras),
-                (&self.batches8[..], &self.extras8[..], store),
-                contacts,
-                threads,
-            );
+            let store = pick(moved, avx2::store_batch as StoreBatch<F32x8>);
+            let batches = (&self.batches8[..], &self.extras8[..], store);
+            return store_impulses(overflow, batches, contacts, threads);
         }
-        let store = if moved {
-            store_batch_by_lane
-        } else {
-            store_batch4 as StoreBatch<F32x4>
-        };
-        store_impulses(
-            (&self.overflow, &self.overflow_extras),
-            (&self.batches4[..], &self.extras4[..], store),
-            contacts,
-            threads,
-        )
+        let store = pick(moved, store_batch4 as StoreBatch<F32x4>);
+        let batches = (&self.batches4[..], &self.extras4[..], store);
+        store_impulses(overflow, batches, contacts, threads)
     }
 
     /// Number of constraints in the one-lane overflow.
@@ -1612,6 +1547,68 @@ fn lay_out<W: Wide>(
         }
     }
 }
+
+/// A width's restitution pass over some batches (`apply_restitution`, or its copy compiled
+/// for a CPU feature: then only called when the CPU has it).
+type RestitutionKernel<W> =
+    unsafe fn(&mut [ContactBatch<W>], &[BatchExtra<W>], &mut [SolverBody], &StepContext);
+
+/// The restitution pass colour by colour across `threads` (`Threads::by_colour_beside`).
+/// `kernel` must be safe to call on this CPU (the caller picks the width's copy only when
+/// the CPU has its feature, as for the batches themselves).
+fn restitution_by_colour<W: Wide>(
+    (batches, extras): (&mut [ContactBatch<W>], &[BatchExtra<W>]),
+    kernel: RestitutionKernel<W>,
+    starts: &[usize],
+    bodies: &mut [SolverBody],
+    ctx: &StepContext,
+    threads: &Threads,
+) where
+    ContactBatch<W>: Send,
+    BatchExtra<W>: Sync,
+{
+    threads.by_colour_beside(
+        batches,
+        extras,
+        starts,
+        bodies,
+        |batches, extras, bodies| {
+            // SAFETY: the caller passes a kernel the CPU runs (see above).
+            unsafe { kernel(batches, extras, bodies, ctx) }
+        },
+    );
+}
+
+/// One width's batches: laid out from the colouring (unless `refreshing`: the same
+/// colouring, so the same layout, and the lanes are read), then their lanes written
+/// (`write_lanes`). Returns how many lanes were refreshed.
+fn lay_out_and_write<W: Wide, S: LaneSource, P, F>(
+    graph: &ConstraintGraph,
+    (starts, order): (&mut Vec<usize>, &mut Vec<u32>),
+    lanes: &Lanes<P, F>,
+    refreshing: bool,
+    overflow: (&mut [ContactBatch<f32>], &mut [BatchExtra<f32>]),
+    (batches, extras, finish): BatchesOf<'_, W>,
+    threads: &Threads,
+) -> usize
+where
+    ContactBatch<W>: Send + Sync,
+    BatchExtra<W>: Send + Sync,
+    P: Fn(usize) -> S + Sync,
+    F: Fn(usize) + Sync,
+{
+    if !refreshing {
+        lay_out(graph, (&mut *batches, &mut *extras), starts, order);
+    }
+    write_lanes(lanes, order, overflow, (batches, extras, finish), threads)
+}
+
+/// One width's batch arrays and the finish of its prepare (`lay_out_and_write`).
+type BatchesOf<'a, W> = (
+    &'a mut Vec<ContactBatch<W>>,
+    &'a mut Vec<BatchExtra<W>>,
+    FinishLanes<W>,
+);
 
 /// Ask the CPU to bring in every cache line holding `*item` and no other (a hint: no effect
 /// on results; nothing off x86_64): the first byte of each 64 and the last byte, which
