@@ -1079,12 +1079,9 @@ pub struct WideContacts {
     order: Vec<u32>,
     /// The constraint of each one-lane batch of the overflow.
     overflow_order: Vec<u32>,
-    /// This step's batches are `batches8` (never set off x86_64).
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    eight: bool,
-    /// This step's batches are `batches16` (never set off x86_64).
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    sixteen: bool,
+    /// Lanes of this step's batches: 16 (`batches16`), 8 (`batches8`; neither off
+    /// x86_64), else 4 (`batches4`, empty with `force_one_lane`); 0 before the first build.
+    width: usize,
     /// The key of the last build, while every store since was `store_impulses`' batch
     /// store (then each lane's impulses are what its contact was given: the next build
     /// may refresh the lane instead of preparing it afresh; `refresh_lane`).
@@ -1137,30 +1134,7 @@ impl WideContacts {
         let kept = self.graph.color_pairs(bodies.len(), pairs, |i| {
             bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
         });
-        #[cfg(target_arch = "x86_64")]
-        let (eight, sixteen) = {
-            let wide = !self.force_one_lane && !self.force_four_lanes;
-            // Back from eight to sixteen only an eighth below the limit: a count that
-            // hovers at it does not switch widths (and lay the batches out afresh) every
-            // step.
-            let limit = if self.eight {
-                SIXTEEN_LANES_MAX_CONSTRAINTS - SIXTEEN_LANES_MAX_CONSTRAINTS / 8
-            } else {
-                SIXTEEN_LANES_MAX_CONSTRAINTS
-            };
-            let sixteen =
-                wide && !self.force_eight_lanes && pairs.len() <= limit && avx512_available();
-            (wide && !sixteen && avx2_available(), sixteen)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let (eight, sixteen) = (false, false);
-        let width = if sixteen {
-            16
-        } else if eight {
-            8
-        } else {
-            4
-        };
+        let width = self.next_width(pairs.len());
         self.colours_kept = kept;
         let last_key = self.lanes_key.take();
         let (key, refresh) = match lanes {
@@ -1170,8 +1144,7 @@ impl WideContacts {
         let refresh =
             refresh.filter(|_| kept && !self.force_one_lane && key.is_some() && key == last_key);
         self.lanes_key = key.filter(|_| !self.force_one_lane);
-        self.eight = false;
-        self.sixteen = false;
+        self.width = width;
         self.overflow.clear();
         // Which constraint goes in each lane (`order`), colour by colour; then the batches
         // are filled in order, lane by lane (see `write_lanes`).
@@ -1213,8 +1186,7 @@ impl WideContacts {
         let (graph, layout) = (&self.graph, (&mut self.starts, &mut self.order));
         let overflow = (&mut self.overflow[..], &mut self.overflow_extras[..]);
         #[cfg(target_arch = "x86_64")]
-        if sixteen {
-            self.sixteen = true;
+        if width == 16 {
             let finish: FinishLanes<F32x16> = avx512::finish_lanes;
             let batches = (&mut self.batches16, &mut self.extras16, finish);
             self.refreshed = lay_out_and_write(
@@ -1223,8 +1195,7 @@ impl WideContacts {
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if eight {
-            self.eight = true;
+        if width == 8 {
             let finish: FinishLanes<F32x8> = avx2::finish_lanes;
             let batches = (&mut self.batches8, &mut self.extras8, finish);
             self.refreshed = lay_out_and_write(
@@ -1240,6 +1211,33 @@ impl WideContacts {
         self.refreshed = lay_out_and_write(
             graph, layout, &lanes, refreshing, overflow, batches, threads,
         );
+    }
+
+    /// The width of the next build's batches for `constraints` constraints: the widest the
+    /// CPU has and the `force_` flags allow, sixteen only up to
+    /// `SIXTEEN_LANES_MAX_CONSTRAINTS` (and back from eight to sixteen only an eighth below
+    /// it: a count that hovers at the limit does not switch widths, and lay the batches out
+    /// afresh, every step).
+    fn next_width(&self, constraints: usize) -> usize {
+        if self.force_one_lane || self.force_four_lanes {
+            return 4;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            let limit = if self.width == 8 {
+                SIXTEEN_LANES_MAX_CONSTRAINTS - SIXTEEN_LANES_MAX_CONSTRAINTS / 8
+            } else {
+                SIXTEEN_LANES_MAX_CONSTRAINTS
+            };
+            if !self.force_eight_lanes && constraints <= limit && avx512_available() {
+                return 16;
+            }
+            if avx2_available() {
+                return 8;
+            }
+        }
+        let _ = constraints;
+        4
     }
 
     /// Free the batches of every width but `width` (1: none kept): a world whose contact
@@ -1295,17 +1293,17 @@ impl WideContacts {
         warm_start(&self.overflow, bodies);
         let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
-        if self.sixteen {
+        if self.width == 16 {
             threads.by_colour_ref(&self.batches16, starts, bodies, |batches, bodies| {
-                // SAFETY: `sixteen` is only set when `avx512_available()`.
+                // SAFETY: the width is 16 only when `avx512_available()`.
                 unsafe { avx512::warm_start(batches, bodies) }
             });
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if self.eight {
+        if self.width == 8 {
             threads.by_colour_ref(&self.batches8, starts, bodies, |batches, bodies| {
-                // SAFETY: `eight` is only set when `avx2_available()`.
+                // SAFETY: the width is 8 only when `avx2_available()`.
                 unsafe { avx2::warm_start(batches, bodies) }
             });
             return;
@@ -1326,17 +1324,17 @@ impl WideContacts {
         solve(&mut self.overflow, bodies, ctx, use_bias);
         let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
-        if self.sixteen {
+        if self.width == 16 {
             threads.by_colour(&mut self.batches16, starts, bodies, |batches, bodies| {
-                // SAFETY: `sixteen` is only set when `avx512_available()`.
+                // SAFETY: the width is 16 only when `avx512_available()`.
                 unsafe { avx512::solve(batches, bodies, ctx, use_bias) }
             });
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if self.eight {
+        if self.width == 8 {
             threads.by_colour(&mut self.batches8, starts, bodies, |batches, bodies| {
-                // SAFETY: `eight` is only set when `avx2_available()`.
+                // SAFETY: the width is 8 only when `avx2_available()`.
                 unsafe { avx2::solve(batches, bodies, ctx, use_bias) }
             });
             return;
@@ -1357,16 +1355,16 @@ impl WideContacts {
         apply_restitution(&mut self.overflow, &self.overflow_extras, bodies, ctx);
         let starts = &self.starts;
         #[cfg(target_arch = "x86_64")]
-        if self.sixteen {
-            // Runs on this CPU: `sixteen` is only set when `avx512_available()`.
+        if self.width == 16 {
+            // Runs on this CPU: the width is 16 only when `avx512_available()`.
             let kernel: RestitutionKernel<F32x16> = avx512::apply_restitution;
             let batches = (&mut self.batches16[..], &self.extras16[..]);
             restitution_by_colour(batches, kernel, starts, bodies, ctx, threads);
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if self.eight {
-            // Runs on this CPU: `eight` is only set when `avx2_available()`.
+        if self.width == 8 {
+            // Runs on this CPU: the width is 8 only when `avx2_available()`.
             let kernel: RestitutionKernel<F32x8> = avx2::apply_restitution;
             let batches = (&mut self.batches8[..], &self.extras8[..]);
             restitution_by_colour(batches, kernel, starts, bodies, ctx, threads);
@@ -1401,13 +1399,13 @@ impl WideContacts {
         }
         let overflow = (&self.overflow[..], &self.overflow_extras[..]);
         #[cfg(target_arch = "x86_64")]
-        if self.sixteen {
+        if self.width == 16 {
             let store = pick(moved, avx512::store_batch as StoreBatch<F32x16>);
             let batches = (&self.batches16[..], &self.extras16[..], store);
             return store_impulses(overflow, batches, contacts, threads);
         }
         #[cfg(target_arch = "x86_64")]
-        if self.eight {
+        if self.width == 8 {
             let store = pick(moved, avx2::store_batch as StoreBatch<F32x8>);
             let batches = (&self.batches8[..], &self.extras8[..], store);
             return store_impulses(overflow, batches, contacts, threads);
