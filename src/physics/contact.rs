@@ -10,7 +10,7 @@
 //! `max(e_a, e_b)`.
 
 use super::body::{Body, BodyKind};
-use super::collision::broad_phase::{BroadPhase, ProxyKind};
+use super::collision::broad_phase::{BroadPhase, ProxyId, ProxyKind};
 use super::collision::{self, Manifold, ManifoldPoint};
 use super::growth::{reserve_total, resize_total};
 use super::handle::Arena;
@@ -605,7 +605,7 @@ pub(crate) fn move_proxies(
     threads: &Threads,
 ) {
     let worth_it = awake.len() >= MIN_MOVED_BODIES_PER_THREAD * threads.count();
-    let mut moved: Vec<Padded<Vec<(u32, Aabb)>>> = Vec::new();
+    let mut moved: Vec<Padded<Vec<(ProxyId, Aabb, Aabb)>>> = Vec::new();
     let shared = shapes.shared();
     let reaches = broad_phase.reaches();
     let parts = threads.runs_into(awake.len(), worth_it, &mut moved, |run, moved| {
@@ -619,9 +619,8 @@ pub(crate) fn move_proxies(
             move_body_boxes(b, shape_at, reaches, (h, predict, split), moved);
         }
     });
-    for &(s, reach) in moved[..parts].iter().flat_map(|part| part.iter()) {
-        let shape = shapes.at(s as usize);
-        broad_phase.enlarge_proxy_reaching(shape.proxy, shape.fat_aabb, reach);
+    for &(proxy, stored, reach) in moved[..parts].iter().flat_map(|part| part.iter()) {
+        broad_phase.mark_proxy_reaching(proxy, stored, reach);
     }
 }
 
@@ -629,14 +628,15 @@ pub(crate) fn move_proxies(
 /// new reach: the box swept by one step of motion, and with `predict` covering the box
 /// `FAT_BOX_PREDICTION_STEPS` ahead, grown by the margin. With `split`, for a box that left
 /// its fat box, a new fat box: the box grown by the margin; without, the fat box is the
-/// reach. A shape with a new box has its slot pushed to `moved`, with its reach (the
-/// current ones are `reaches`, the broad phase's).
+/// reach. A shape with a new box has its proxy pushed to `moved`, with its stored box
+/// and reach (the current reaches are `reaches`, the broad phase's), so that the tree's
+/// serial pass need not read the shapes again.
 fn move_body_boxes<'a>(
     b: &Body,
     shape_at: impl Fn(usize) -> &'a mut Shape,
     reaches: &[Aabb],
     (h, predict, split): (f32, bool, bool),
-    moved: &mut Vec<(u32, Aabb)>,
+    moved: &mut Vec<(ProxyId, Aabb, Aabb)>,
 ) {
     let xf = b.transform();
     let sweep = b.linear_velocity * h;
@@ -679,7 +679,7 @@ fn move_body_boxes<'a>(
             shape.fat_aabb = in_saved_range(near.extended(shape.margin));
         }
         if reach_left || fat_left {
-            moved.push((s.index() as u32, reach));
+            moved.push((shape.proxy, shape.fat_aabb, reach));
         }
     }
 }
@@ -806,11 +806,9 @@ impl ContactSet {
         threads: &Threads,
     ) {
         // Most reported overlaps are pairs that already have a contact (a re-inserted box
-        // finds all its old neighbours again): drop those before the sort. With a team,
-        // the moving tree is rebuilt later, beside the narrow phase (`update_manifolds`).
+        // finds all its old neighbours again): drop those before the sort.
         let keys = &self.pair_keys;
-        let rebuild = threads.count() == 1;
-        broad_phase.update_pairs_split(&mut self.new_pairs, threads, rebuild, |a, b| {
+        broad_phase.update_pairs_split(&mut self.new_pairs, threads, |a, b| {
             !keys.contains(&pair_key(a as usize, b as usize))
         });
         // Room for the new contacts without growing the array: drop the dead first when
@@ -903,10 +901,7 @@ impl ContactSet {
     ///
     /// Each contact is updated from the bodies and shapes alone (across `threads`); what it
     /// reports (`Outcome`) is gathered afterwards in contact order, so the result is the
-    /// same for any thread count. `beside` (the broad phase's tree rebuild, which shares
-    /// nothing with the contacts) runs once, on one thread of the team while the others
-    /// start on the contacts.
-    #[allow(clippy::too_many_arguments)]
+    /// same for any thread count.
     pub(crate) fn update_manifolds(
         &mut self,
         bodies: &Arena<Body>,
@@ -915,7 +910,6 @@ impl ContactSet {
         h: f32,
         stats: &mut StepStats,
         threads: &Threads,
-        beside: impl FnOnce() + Send,
     ) -> Vec<BodyHandle> {
         let gravity_drop = settings.gravity.length() * h * h;
         let relative_closing = settings.solver == SolverKind::SoftStep;
@@ -1045,7 +1039,7 @@ impl ContactSet {
             self.contacts.len(),
             ContactUpdate::default(),
         );
-        threads.map_mut_beside(&mut self.contacts, &mut self.outcomes, update, beside);
+        threads.map_mut(&mut self.contacts, &mut self.outcomes, update);
         let mut to_wake: Vec<BodyHandle> = Vec::new();
         let mut any_removed = false;
         let mut any_nonfinite = false;

@@ -6,14 +6,13 @@
 //! count.
 //!
 //! Why the results cannot depend on the thread count:
-//! - The broad phase's threads walk disjoint subtree pairs of the moving tree, each into its
-//!   own list; the lists are joined and sorted (`BroadPhase::update_pairs_split`). With a
-//!   team the walk runs in the tree as the moved boxes grew it, not yet rebuilt: every box
-//!   still covers its leaves, so it finds the same pairs and counts.
+//! - The broad phase's rebuild of the moving tree splits its top levels on one thread and
+//!   builds the subtrees below on the team, with internal nodes taken from the pool
+//!   beforehand in the one-thread build's order (`DynamicTree::rebuild_split`): the same
+//!   tree. Its threads then walk disjoint subtree pairs of the tree, each into its own
+//!   list; the lists are joined and sorted (`BroadPhase::update_pairs_split`).
 //! - The narrow phase updates each contact from the bodies and shapes alone; the counts and
-//!   the bodies to wake are gathered afterwards, in contact order, on one thread. Beside it,
-//!   one thread rebuilds the moving tree (`map_mut_beside`), which the contacts never read:
-//!   the same tree as the one-thread path's rebuild before its walk.
+//!   the bodies to wake are gathered afterwards, in contact order, on one thread.
 //! - The solve splits only the batches of one colour across threads. Constraints of one
 //!   colour share no moving body (`solver/graph.rs`), so each batch reads and writes the
 //!   same velocities whichever thread runs it and in whatever order; no block of the next
@@ -123,15 +122,12 @@ impl Threads {
     }
 
     /// `out[i] = f(i, &mut items[i])` for every `i`, in chunks the threads claim (`take`: each
-    /// its own share first); and `beside` run once: first, on the team's last member, while
-    /// the others start on the items (whose shares that member takes up after it), or
-    /// before the items on one thread. `beside` must touch nothing `f` does.
-    pub(crate) fn map_mut_beside<T: Send, U: Send>(
+    /// its own share first).
+    pub(crate) fn map_mut<T: Send, U: Send>(
         &self,
         items: &mut [T],
         out: &mut [U],
         f: impl Fn(usize, &mut T) -> U + Sync,
-        beside: impl FnOnce() + Send,
     ) {
         assert_eq!(items.len(), out.len(), "one output per item");
         #[cfg(feature = "parallel")]
@@ -143,17 +139,7 @@ impl Threads {
             let flags = claims(len.div_ceil(chunk));
             let (items, out) = (DisjointMut::new(items), DisjointMut::new(out));
             let members = self.count();
-            let beside = std::sync::Mutex::new(Some(beside));
-            let run_beside = || {
-                let job = beside.lock().unwrap_or_else(|p| p.into_inner()).take();
-                if let Some(job) = job {
-                    job();
-                }
-            };
             pool.run(&|member| {
-                if member + 1 == members {
-                    run_beside();
-                }
                 take(&flags, member, members, |k| {
                     let range = k * chunk..((k + 1) * chunk).min(len);
                     let first = range.start;
@@ -162,12 +148,8 @@ impl Threads {
                     map_ahead(items, out, first, &f);
                 })
             });
-            // A busy team, or a worker that did not come before the caller had done its
-            // part (`Pool::run`), leaves `beside` to the caller: then it comes last.
-            run_beside();
             return;
         }
-        beside();
         map_ahead(items, out, 0, &f);
     }
 
@@ -523,7 +505,7 @@ fn map_ahead<T, U>(items: &mut [T], out: &mut [U], first: usize, f: &impl Fn(usi
 
 /// A slice handed to several threads, which promise to touch disjoint parts (each element
 /// written by one thread only: the parts of `Threads::split`, the chunks of
-/// `map_mut_beside`, the blocks of `by_colour`).
+/// `map_mut`, the blocks of `by_colour`).
 pub(crate) struct DisjointMut<'a, T> {
     ptr: *mut T,
     len: usize,
@@ -565,7 +547,7 @@ impl<'a, T> DisjointMut<'a, T> {
     /// # Safety
     /// No other thread may use these elements while the slice lives.
     #[allow(clippy::mut_from_ref)]
-    unsafe fn slice(&self, range: std::ops::Range<usize>) -> &mut [T] {
+    pub(crate) unsafe fn slice(&self, range: std::ops::Range<usize>) -> &mut [T] {
         assert!(range.start <= range.end && range.end <= self.len);
         std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start)
     }
@@ -682,20 +664,18 @@ mod tests {
     }
 
     #[test]
-    fn map_mut_beside_maps_every_item_once_and_runs_beside_once() {
+    fn map_mut_maps_every_item_once() {
         for count in [1, 2, 3] {
             let threads = Threads::new(count).unwrap();
             for len in [0, 1, 15, 16, 17, 1000] {
                 let mut items: Vec<u32> = (0..len).collect();
                 let mut out = vec![0u64; len as usize];
-                let mut beside = 0;
                 let f = |i: usize, x: &mut u32| {
                     assert_eq!(*x, i as u32, "the item's own index");
                     *x += 1;
                     u64::from(*x) * 3
                 };
-                threads.map_mut_beside(&mut items, &mut out, f, || beside += 1);
-                assert_eq!(beside, 1, "{count} threads, {len} items: beside once");
+                threads.map_mut(&mut items, &mut out, f);
                 for (i, (&x, &o)) in items.iter().zip(&out).enumerate() {
                     assert_eq!(
                         (x, o),

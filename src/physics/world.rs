@@ -987,9 +987,7 @@ impl World {
             &self.solver.threads,
         );
         let t1 = Instant::now();
-        // With a team, the moving tree is rebuilt beside the narrow phase (on one thread
-        // only, as Box2D v3 does); alone, `add_new_pairs` rebuilt it before its pair walk.
-        let (reaches, rebuild) = self.broad_phase.reaches_and_rebuild();
+        let reaches = self.broad_phase.reaches();
         let checks = self.solver.contacts.wide.refreshes_next();
         let to_wake = self.contacts.update_manifolds(
             &self.bodies,
@@ -998,7 +996,6 @@ impl World {
             h,
             &mut self.stats,
             &self.solver.threads,
-            rebuild,
         );
         for body in to_wake {
             self.wake_body(body);

@@ -279,6 +279,23 @@ impl BroadPhase {
         }
     }
 
+    /// [`BroadPhase::enlarge_proxy_reaching`] as the step does it: the moving tree's boxes
+    /// above the proxy are left for the next update's rebuild to compute
+    /// (`DynamicTree::mark_proxy`), and nothing may query the tree until that update.
+    pub(crate) fn mark_proxy_reaching(&mut self, proxy: ProxyId, stored: Aabb, reach: Aabb) {
+        match proxy.kind() {
+            ProxyKind::Static => self.reinsert_proxy(proxy, stored),
+            ProxyKind::Moving => {
+                let (tree, id) = (&mut self.trees[ProxyKind::Moving.index()], proxy.tree_id());
+                if tree.fat_aabb(id) != stored {
+                    tree.mark_proxy(id, stored);
+                }
+                self.reach[id as usize] = reach;
+                self.buffer_move(proxy, false);
+            }
+        }
+    }
+
     /// Put a proxy in the move buffer without moving it, so the next `update_pairs` reports
     /// all its overlaps (e.g. after waking or a filter change).
     pub fn touch_proxy(&mut self, proxy: ProxyId) {
@@ -334,20 +351,16 @@ impl BroadPhase {
         pairs: &mut Vec<(u32, u32)>,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) {
-        self.update_pairs_split(pairs, &Threads::default(), true, keep);
+        self.update_pairs_split(pairs, &Threads::default(), keep);
     }
 
-    /// `update_pairs_filtered`, the moving tree's pair walk split across `threads`
-    /// (`DynamicTree::overlapping_pairs_split`): the same sorted pairs and counts for any
-    /// thread count. Without `rebuild` the walk runs in the tree as `enlarge_proxy` grew it
-    /// (every box still covers its leaves, so it finds the same pairs, only looser) and the
-    /// caller rebuilds it afterwards (`rebuild_moving_tree`), as Box2D v3 does beside its
-    /// narrow phase.
+    /// `update_pairs_filtered`, the moving tree's rebuild and pair walk split across
+    /// `threads` (`DynamicTree::rebuild_split`, `DynamicTree::overlapping_pairs_split`): the
+    /// same tree, sorted pairs and counts for any thread count.
     pub(crate) fn update_pairs_split(
         &mut self,
         pairs: &mut Vec<(u32, u32)>,
         threads: &Threads,
-        rebuild: bool,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) {
         pairs.clear();
@@ -359,13 +372,12 @@ impl BroadPhase {
         self.move_buffer
             .retain(|p| moved[p.kind().index()][p.tree_id() as usize]);
 
-        // 2. Tighten what `enlarge_proxy` grew; pair the buffered moving proxies with the
-        //    moving tree in one traversal, then query each buffered proxy's box against
-        //    the other tree. A pair whose boxes overlapped before this round's moves too
-        //    (`previous`) was reported then: it is counted but not reported again.
-        if rebuild {
-            self.rebuild_moving_tree();
-        }
+        // 2. Rebuild what `enlarge_proxy` grew and `mark_proxy_reaching` flagged; pair the
+        //    buffered moving proxies with the moving tree in one traversal, then query each
+        //    buffered proxy's box against the other tree. A pair whose boxes overlapped
+        //    before this round's moves too (`previous`) was reported then: it is counted
+        //    but not reported again.
+        self.trees[ProxyKind::Moving.index()].rebuild_split(threads);
         // A proxy whose stored box is as the last update left it (only its reach changed)
         // finds no new pair with a moving proxy; one whose reach is finds none with a
         // static proxy.
@@ -500,23 +512,6 @@ impl BroadPhase {
             excess = excess.max(out.x).max(out.y);
         }
         excess
-    }
-
-    /// Rebuild the part of the moving tree that `enlarge_proxy` grew (`DynamicTree::
-    /// rebuild`; nothing when none was): `update_pairs_split` does it first unless told
-    /// not to.
-    pub(crate) fn rebuild_moving_tree(&mut self) {
-        self.trees[ProxyKind::Moving.index()].rebuild();
-    }
-
-    /// The moving proxies' reaches (by tree id, as `reach_aabb`) beside a job that rebuilds
-    /// the moving tree (`rebuild_moving_tree`): the narrow phase reads the one while a
-    /// thread runs the other.
-    pub(crate) fn reaches_and_rebuild(&mut self) -> (&[Aabb], impl FnOnce() + Send + '_) {
-        let tree = &mut self.trees[ProxyKind::Moving.index()];
-        (&self.reach, move || {
-            tree.rebuild();
-        })
     }
 
     /// The moving proxies' reaches by tree id (`reach_aabb`).
@@ -761,7 +756,13 @@ mod tests {
                                 } else {
                                     fat
                                 };
-                                bp.enlarge_proxy_reaching(proxy, fat, reach);
+                                // The step's way (boxes above left to the rebuild), or
+                                // the public one.
+                                if rng.unit() < 0.5 {
+                                    bp.mark_proxy_reaching(proxy, fat, reach);
+                                } else {
+                                    bp.enlarge_proxy_reaching(proxy, fat, reach);
+                                }
                                 assert_eq!(bp.reach_aabb(proxy), reach);
                             }
                             outside || sweep
@@ -804,23 +805,16 @@ mod tests {
                     "round {round} moved nothing useful"
                 );
 
-                // The pair walk split across threads finds the same pairs and counts, and so
-                // does the walk in the grown tree, rebuilt afterwards (the same tree then).
-                let split = [(2, true), (4, true), (1, false), (2, false)];
-                let mut split = split
-                    .map(|(count, rebuild)| (bp.clone(), Threads::new(count).unwrap(), rebuild));
-                let grown = bp.tree(ProxyKind::Moving).height();
+                // The rebuild and pair walk split across threads find the same pairs and
+                // counts, and leave the same tree.
+                let mut split = [2, 3, 4].map(|count| (bp.clone(), Threads::new(count).unwrap()));
                 bp.update_pairs(&mut pairs);
                 assert_sorted_unique(&pairs);
-                for (bp_split, threads, rebuild) in &mut split {
+                for (bp_split, threads) in &mut split {
                     let mut pairs_split = Vec::new();
-                    bp_split.update_pairs_split(&mut pairs_split, threads, *rebuild, |_, _| true);
+                    bp_split.update_pairs_split(&mut pairs_split, threads, |_, _| true);
                     assert_eq!(pairs_split, pairs, "seed {seed}, round {round}, split");
                     assert_eq!(bp_split.last_update(), bp.last_update());
-                    if !*rebuild {
-                        assert_eq!(bp_split.tree(ProxyKind::Moving).height(), grown);
-                        bp_split.rebuild_moving_tree();
-                    }
                     let nodes = |bp: &BroadPhase| bp.tree(ProxyKind::Moving).structure();
                     assert!(nodes(bp_split) == nodes(&bp), "seed {seed}, round {round}");
                 }

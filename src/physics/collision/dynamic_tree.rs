@@ -26,6 +26,8 @@
 
 use crate::physics::math::{Aabb, Vec2};
 use crate::physics::threads::{DisjointMut, Threads};
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Subtree pairs per thread that `DynamicTree::overlapping_pairs_split` hands out (enough
 /// that a thread with a big one is caught up by the others).
@@ -202,8 +204,15 @@ pub struct DynamicTree {
     root: u32,
     free_list: u32,
     proxy_count: usize,
-    /// Scratch for `rebuild`: the subtrees to reassemble, with their box centres.
+    /// Scratch for `rebuild`: the subtrees to reassemble, with their box centres; the new
+    /// internal nodes, in the order the build uses them; the pieces and joins of a
+    /// rebuild split across threads.
     rebuild_items: Vec<(u32, Vec2)>,
+    rebuild_ids: Vec<u32>,
+    rebuild_plan: RebuildPlan,
+    /// A leaf was given its box by `mark_proxy` since the last `rebuild`: the internal
+    /// boxes above it may not cover it, so the tree must not be walked until rebuilt.
+    stale: bool,
     /// Scratch for `overlapping_pairs`: node pairs still to visit.
     pair_stack: Vec<(u32, u32)>,
     /// The `touched` value of the current (or last) `overlapping_pairs` call: one more
@@ -225,6 +234,9 @@ impl DynamicTree {
             free_list: NULL,
             proxy_count: 0,
             rebuild_items: Vec::new(),
+            rebuild_ids: Vec::new(),
+            rebuild_plan: RebuildPlan::default(),
+            stale: false,
             pair_stack: Vec::new(),
             walk_stamp: 0,
         }
@@ -309,6 +321,28 @@ impl DynamicTree {
         }
     }
 
+    /// Give a proxy a new box and flag its ancestors for the next [`DynamicTree::rebuild`],
+    /// without growing their boxes: what `enlarge_proxy` does up to the box unions, which
+    /// the rebuild recomputes anyway (it rebuilds the flagged nodes from the subtrees
+    /// below them), so the rebuilt tree is the same. Until that rebuild the boxes above
+    /// the leaf may not cover it: nothing may query or walk the tree in between. When
+    /// most proxies move (a swinging grid, a turning drum) every ancestor was grown up to
+    /// the root, which cost more than the rebuild.
+    pub(crate) fn mark_proxy(&mut self, proxy: u32, aabb: Aabb) {
+        self.check_proxy(proxy);
+        self.nodes[proxy as usize].aabb = finite_box(aabb);
+        self.stale = true;
+        let mut index = self.nodes[proxy as usize].parent;
+        while index != NULL {
+            let node = &mut self.nodes[index as usize];
+            if node.enlarged {
+                break;
+            }
+            node.enlarged = true;
+            index = node.parent;
+        }
+    }
+
     /// Rebuild the flagged part of the tree (Box2D v3's partial rebuild): every flagged
     /// internal node is freed; the subtrees hanging below them (leaves and unflagged
     /// internal nodes) are kept whole and reassembled top-down, each node splitting its
@@ -317,6 +351,15 @@ impl DynamicTree {
     /// Proxy ids are unchanged. Returns the number of subtrees reassembled (0 when nothing
     /// was flagged).
     pub fn rebuild(&mut self) -> usize {
+        self.rebuild_split(&Threads::default())
+    }
+
+    /// [`DynamicTree::rebuild`] across `threads`: the top levels are split on this thread,
+    /// the subtrees below them built by the team, then joined here. The new internal
+    /// nodes are taken from the pool before the build, in the order the one-thread build
+    /// takes them, so the tree is the same for any thread count.
+    pub(crate) fn rebuild_split(&mut self, threads: &Threads) -> usize {
+        self.stale = false;
         if self.root == NULL || !self.nodes[self.root as usize].enlarged {
             return 0;
         }
@@ -334,59 +377,44 @@ impl DynamicTree {
             self.free_node(index);
         }
         let count = items.len();
-        let root = self.build_subtree(&mut items, 0);
-        self.nodes[root as usize].parent = NULL;
-        self.root = root;
-        self.rebuild_items = items;
-        count
-    }
-
-    /// Join `items` (at least one) under new internal nodes; returns the subtree's root.
-    ///
-    /// Each node splits its items at the middle of their centres' bounds along the longer
-    /// axis (one linear partition, Box2D v3's default). Where that leaves a side empty
-    /// (every centre on one point), or below `MIDPOINT_DEPTH` levels (a very uneven spread),
-    /// it splits at the median instead, so the recursion depth stays below
-    /// `MIDPOINT_DEPTH + log2(items.len())`.
-    fn build_subtree(&mut self, items: &mut [(u32, Vec2)], depth: u32) -> u32 {
-        /// Levels of midpoint splits before median splits take over.
-        const MIDPOINT_DEPTH: u32 = 24;
-        if items.len() == 1 {
-            return items[0].0;
+        // A tree of n subtrees has n - 1 internal nodes, used in post-order.
+        let mut ids = std::mem::take(&mut self.rebuild_ids);
+        ids.clear();
+        for _ in 1..count {
+            let id = self.allocate_node();
+            ids.push(id);
         }
-        let (mut lo, mut hi) = (items[0].1, items[0].1);
-        for &(_, c) in items.iter() {
-            lo = lo.min(c);
-            hi = hi.max(c);
-        }
-        let axis = usize::from(hi.y - lo.y > hi.x - lo.x);
-        let pivot = 0.5 * (lo[axis] + hi[axis]);
-        let mut split = if depth < MIDPOINT_DEPTH {
-            partition_below(items, axis, pivot)
+        let mut plan = std::mem::take(&mut self.rebuild_plan);
+        let levels = if count >= MIN_SPLIT_REBUILD_ITEMS {
+            split_levels(threads.count())
         } else {
             0
         };
-        if split == 0 || split == items.len() {
-            split = items.len() / 2;
-            // Ties broken by node index so that the split is a function of the input alone.
-            items.select_nth_unstable_by(split, |a, b| {
-                a.1[axis].total_cmp(&b.1[axis]).then(a.0.cmp(&b.0))
-            });
+        plan.clear();
+        let root = plan.split(&mut items, &ids, (0, 0, 0), levels);
+        let nodes = DisjointMut::new(&mut self.nodes);
+        let (shared_items, next) = (DisjointMut::new(&mut items), AtomicUsize::new(0));
+        threads.split(plan.pieces.len() > 1, |_, _| loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some(piece) = plan.pieces.get(k) else {
+                break;
+            };
+            // SAFETY: the pieces' item ranges are disjoint and each is claimed once; a
+            // piece writes only the nodes of its own ids and of its items (the parents),
+            // and reads only those.
+            let items = unsafe { shared_items.slice(piece.items.clone()) };
+            build_subtree(&nodes, items, &ids[piece.ids.clone()], piece.depth);
+        });
+        for &(parent, a, b) in &plan.joins {
+            // SAFETY: the build is over; this thread alone uses the nodes.
+            unsafe { join(&nodes, parent, a, b) };
         }
-        let (left, right) = items.split_at_mut(split);
-        let a = self.build_subtree(left, depth + 1);
-        let b = self.build_subtree(right, depth + 1);
-        let parent = self.allocate_node();
-        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
-        let node = &mut self.nodes[parent as usize];
-        node.child_a = a;
-        node.child_b_or_user = b;
-        node.aabb = na.aabb.union(&nb.aabb);
-        node.height = 1 + na.height.max(nb.height);
-        node.filter = na.filter.union(nb.filter);
-        self.nodes[a as usize].parent = parent;
-        self.nodes[b as usize].parent = parent;
-        parent
+        self.nodes[root as usize].parent = NULL;
+        self.root = root;
+        self.rebuild_items = items;
+        self.rebuild_ids = ids;
+        self.rebuild_plan = plan;
+        count
     }
 
     /// The tree itself, without the scratch buffers and the pair walk's flags (tests compare
@@ -432,6 +460,7 @@ impl DynamicTree {
     /// Call `callback(proxy, user_data)` for every proxy whose box overlaps `aabb`, until it
     /// returns false.
     pub fn query(&self, aabb: Aabb, mut callback: impl FnMut(u32, u32) -> bool) {
+        debug_assert!(!self.stale, "the tree is walked before its rebuild");
         if self.root == NULL {
             return;
         }
@@ -535,6 +564,7 @@ impl DynamicTree {
         outputs: &mut Vec<O>,
         report: impl Fn(u32, u32, u32, u32, &mut O) + Sync,
     ) {
+        debug_assert!(!self.stale, "the tree is walked before its rebuild");
         let parts = threads.count();
         if outputs.len() < parts {
             outputs.resize_with(parts, O::default);
@@ -637,6 +667,7 @@ impl DynamicTree {
         max_fraction: f32,
         mut callback: impl FnMut(u32, u32, f32) -> f32,
     ) {
+        debug_assert!(!self.stale, "the tree is walked before its rebuild");
         // Written so that NaN fractions and lengths also return.
         if self.root == NULL || max_fraction.is_nan() || max_fraction <= 0.0 {
             return;
@@ -1126,6 +1157,147 @@ impl DynamicTree {
 
 /// Reorder `items` so that those whose centre lies below `pivot` along `axis` come first
 /// (Hoare's scheme); returns how many they are.
+/// Rebuilds of fewer subtrees than this run on one thread (`rebuild_split`).
+const MIN_SPLIT_REBUILD_ITEMS: usize = 1024;
+
+/// Levels split on the calling thread before a rebuild is handed to `threads` threads: at
+/// least two pieces per thread, so that uneven splits even out across the team.
+fn split_levels(threads: usize) -> u32 {
+    if threads <= 1 {
+        0
+    } else {
+        (2 * threads).next_power_of_two().trailing_zeros()
+    }
+}
+
+/// How a rebuild is cut up: the pieces built by the team (item range, range of the
+/// internal-node ids it uses, depth of its root), and the nodes above them, each joining
+/// two roots, children before parents.
+#[derive(Clone, Debug, Default)]
+struct RebuildPlan {
+    pieces: Vec<RebuildPiece>,
+    joins: Vec<(u32, u32, u32)>,
+}
+
+#[derive(Clone, Debug)]
+struct RebuildPiece {
+    items: Range<usize>,
+    ids: Range<usize>,
+    depth: u32,
+}
+
+impl RebuildPlan {
+    fn clear(&mut self) {
+        self.pieces.clear();
+        self.joins.clear();
+    }
+
+    /// Split `items` (at `offset` of all the items, its ids at `id_offset` of all the ids,
+    /// at depth `depth`) for `levels` levels as `build_subtree` does, recording the pieces
+    /// below and the joins above; `ids` are the subtree's internal nodes in build order.
+    /// Returns the subtree's root, known before it is built: its last id (or its item,
+    /// alone).
+    fn split(
+        &mut self,
+        items: &mut [(u32, Vec2)],
+        ids: &[u32],
+        (offset, id_offset, depth): (usize, usize, u32),
+        levels: u32,
+    ) -> u32 {
+        let Some(&root) = ids.last() else {
+            return items[0].0;
+        };
+        if levels == 0 {
+            self.pieces.push(RebuildPiece {
+                items: offset..offset + items.len(),
+                ids: id_offset..id_offset + ids.len(),
+                depth,
+            });
+            return root;
+        }
+        let split = split_items(items, depth);
+        let (left, right) = items.split_at_mut(split);
+        let (ids_a, ids_b) = ids[..ids.len() - 1].split_at(split - 1);
+        let a = self.split(left, ids_a, (offset, id_offset, depth + 1), levels - 1);
+        let at = (offset + split, id_offset + split - 1, depth + 1);
+        let b = self.split(right, ids_b, at, levels - 1);
+        self.joins.push((root, a, b));
+        root
+    }
+}
+
+/// Join `items` (at least one) under the internal nodes `ids` (`items.len() - 1` of them,
+/// in post-order: the left subtree's, the right's, then the root, the last); returns the
+/// subtree's root.
+///
+/// Each node splits its items at the middle of their centres' bounds along the longer
+/// axis (one linear partition, Box2D v3's default). Where that leaves a side empty (every
+/// centre on one point), or below `MIDPOINT_DEPTH` levels (a very uneven spread), it
+/// splits at the median instead, so the recursion depth stays below `MIDPOINT_DEPTH +
+/// log2(items.len())`.
+fn build_subtree(
+    nodes: &DisjointMut<Node>,
+    items: &mut [(u32, Vec2)],
+    ids: &[u32],
+    depth: u32,
+) -> u32 {
+    if items.len() == 1 {
+        return items[0].0;
+    }
+    let split = split_items(items, depth);
+    let (left, right) = items.split_at_mut(split);
+    let (ids_a, rest) = ids.split_at(split - 1);
+    let (ids_b, parent) = rest.split_at(right.len() - 1);
+    let a = build_subtree(nodes, left, ids_a, depth + 1);
+    let b = build_subtree(nodes, right, ids_b, depth + 1);
+    // SAFETY: the caller gives this call `ids` and the items' nodes alone.
+    unsafe { join(nodes, parent[0], a, b) };
+    parent[0]
+}
+
+/// Where a node of the rebuild splits `items` (at least two): they are partitioned in place
+/// and the left side's length returned (see `build_subtree`).
+fn split_items(items: &mut [(u32, Vec2)], depth: u32) -> usize {
+    /// Levels of midpoint splits before median splits take over.
+    const MIDPOINT_DEPTH: u32 = 24;
+    let (mut lo, mut hi) = (items[0].1, items[0].1);
+    for &(_, c) in items.iter() {
+        lo = lo.min(c);
+        hi = hi.max(c);
+    }
+    let axis = usize::from(hi.y - lo.y > hi.x - lo.x);
+    let pivot = 0.5 * (lo[axis] + hi[axis]);
+    let mut split = if depth < MIDPOINT_DEPTH {
+        partition_below(items, axis, pivot)
+    } else {
+        0
+    };
+    if split == 0 || split == items.len() {
+        split = items.len() / 2;
+        // Ties broken by node index so that the split is a function of the input alone.
+        items.select_nth_unstable_by(split, |a, b| {
+            a.1[axis].total_cmp(&b.1[axis]).then(a.0.cmp(&b.0))
+        });
+    }
+    split
+}
+
+/// Make `parent` the node above `a` and `b`.
+///
+/// # Safety
+/// No other thread may use the three nodes meanwhile.
+unsafe fn join(nodes: &DisjointMut<Node>, parent: u32, a: u32, b: u32) {
+    let (na, nb) = (*nodes.get(a as usize), *nodes.get(b as usize));
+    let node = nodes.get(parent as usize);
+    node.child_a = a;
+    node.child_b_or_user = b;
+    node.aabb = na.aabb.union(&nb.aabb);
+    node.height = 1 + na.height.max(nb.height);
+    node.filter = na.filter.union(nb.filter);
+    nodes.get(a as usize).parent = parent;
+    nodes.get(b as usize).parent = parent;
+}
+
 fn partition_below(items: &mut [(u32, Vec2)], axis: usize, pivot: f32) -> usize {
     let (mut i, mut j) = (0, items.len());
     loop {

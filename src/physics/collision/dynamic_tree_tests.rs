@@ -193,6 +193,76 @@ fn enlarge_then_rebuild_stays_exact() {
     tree.validate();
 }
 
+/// The step's way of moving proxies: `mark_proxy` (no box grown) and a rebuild split
+/// across threads give the tree, node for node, that `enlarge_proxy` and the one-thread
+/// rebuild give, with insertions and removals in between; and it is exact afterwards.
+#[test]
+fn marked_proxies_rebuilt_across_threads_give_the_enlarged_tree() {
+    let mut rng = Rng(0x2545_f491);
+    let (mut enlarged, mut live) = random_tree(&mut rng, 4_000, 100.0, 1.0);
+    let mut marked = enlarged.clone();
+    let teams: Vec<Threads> = [1, 2, 3, 4].map(|n| Threads::new(n).unwrap()).into();
+    for round in 0..8 {
+        // From a few proxies to nearly all of them (a swinging grid moves most).
+        let share = [0.02, 0.3, 0.9, 1.0][round % 4];
+        let mut moved = 0;
+        for entry in live.iter_mut() {
+            if rng.unit() >= share {
+                continue;
+            }
+            let d = if rng.unit() < 0.9 {
+                Vec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5))
+            } else {
+                Vec2::new(rng.range(-60.0, 60.0), rng.range(-60.0, 60.0))
+            };
+            entry.1 = Aabb::new(entry.1.min + d, entry.1.max + d);
+            enlarged.enlarge_proxy(entry.0, entry.1);
+            marked.mark_proxy(entry.0, entry.1);
+            moved += 1;
+        }
+        // An insertion and a removal before the rebuild (the step makes none there): the
+        // marked tree's boxes are not grown, so the insertion may pick another place, but
+        // the rebuilt tree is still whole and exact.
+        let mut changed = marked.clone();
+        let mut changed_live = live.clone();
+        let (p, _) = changed_live.swap_remove(rng.below(live.len()));
+        changed.destroy_proxy(p);
+        let aabb = rng.random_box(100.0, 1.0);
+        changed_live.push((changed.create_proxy(aabb, 9_000), aabb));
+        changed.rebuild_split(&teams[1]);
+        changed.validate();
+        for _ in 0..20 {
+            assert_query_exact(&changed, &changed_live, rng.random_box(100.0, 6.0));
+        }
+        let subtrees = enlarged.rebuild();
+        assert!(subtrees >= moved, "round {round}: {subtrees} for {moved}");
+        for threads in &teams {
+            let mut tree = marked.clone();
+            assert_eq!(tree.rebuild_split(threads), subtrees, "round {round}");
+            assert!(
+                tree.structure() == enlarged.structure(),
+                "round {round}, {} threads: another tree",
+                threads.count()
+            );
+        }
+        marked.rebuild_split(&teams[1]);
+        marked.validate();
+        for _ in 0..50 {
+            assert_query_exact(&marked, &live, rng.random_box(100.0, 6.0));
+        }
+        // Insertions and removals between rebuilds, on both trees alike.
+        if round % 2 == 1 {
+            let (p, _) = live.swap_remove(rng.below(live.len()));
+            enlarged.destroy_proxy(p);
+            marked.destroy_proxy(p);
+            let aabb = rng.random_box(100.0, 1.0);
+            let id = enlarged.create_proxy(aabb, 9_000 + round as u32);
+            assert_eq!(marked.create_proxy(aabb, 9_000 + round as u32), id);
+            live.push((id, aabb));
+        }
+    }
+}
+
 #[test]
 fn sorted_insertion_stays_balanced() {
     // Boxes in a line, inserted left to right: a naive insert builds a list.

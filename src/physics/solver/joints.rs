@@ -131,7 +131,7 @@ impl JointSolver {
                 self.scalar.extend_from_slice(&list.scalar);
             }
         }
-        self.pins.build(&self.revolute_rows, solver_bodies);
+        self.pins.build(&self.revolute_rows, solver_bodies, threads);
         self.schedule_levels(joints, solver_bodies.len(), threads);
     }
 

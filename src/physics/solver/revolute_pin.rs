@@ -29,9 +29,10 @@ use super::wide::{F32x4, Vec2W, Wide};
 #[cfg(target_arch = "x86_64")]
 use super::wide8::{avx2_available, F32x8};
 use super::{Softness, SolverBody};
+use crate::physics::growth::resize_total;
 use crate::physics::joint::revolute::RevoluteRow;
 use crate::physics::math::Vec2;
-use crate::physics::threads::Threads;
+use crate::physics::threads::{DisjointMut, Threads};
 
 /// What a pin's point rows know of their two bodies and anchors, `W::LANES` pins at once.
 #[derive(Clone, Copy, Debug)]
@@ -302,10 +303,14 @@ impl Pins {
     /// Colour the pins' rows (solver body pairs) so that rows of one colour share no moving
     /// body, then batch them colour by colour (colour 0, 1, ...); the rest go to the
     /// overflow, in order. Fewer than two pins are not coloured.
-    pub(crate) fn build(&mut self, rows: &[RevoluteRow], bodies: &[SolverBody]) {
-        self.clear();
+    /// The batches are written across `threads` (equal runs of batches, each written whole
+    /// by one thread: the same batches for any thread count).
+    pub(crate) fn build(&mut self, rows: &[RevoluteRow], bodies: &[SolverBody], threads: &Threads) {
+        self.overflow.clear();
+        self.starts.clear();
         self.eight = false;
         if rows.len() < 2 {
+            self.clear();
             for row in rows {
                 let mut batch = PinBatch::empty();
                 batch.set_lane(0, row, bodies);
@@ -327,17 +332,40 @@ impl Pins {
         }
         let starts = &mut self.starts;
         if self.force_one_lane {
-            fill(&self.graph, &mut self.overflow, starts, rows, bodies);
+            self.batches4.clear();
+            #[cfg(target_arch = "x86_64")]
+            self.batches8.clear();
+            let kept = self.overflow.len();
+            let overflow = (&mut self.overflow, kept);
+            fill(&self.graph, overflow, starts, rows, bodies, threads);
             starts.clear();
             return;
         }
         #[cfg(target_arch = "x86_64")]
         if !self.force_four_lanes && avx2_available() {
             self.eight = true;
-            fill(&self.graph, &mut self.batches8, starts, rows, bodies);
+            self.batches4.clear();
+            fill(
+                &self.graph,
+                (&mut self.batches8, 0),
+                starts,
+                rows,
+                bodies,
+                threads,
+            );
             return;
         }
-        fill(&self.graph, &mut self.batches4, starts, rows, bodies);
+        #[cfg(target_arch = "x86_64")]
+        self.batches8.clear();
+        self.batches4.clear();
+        fill(
+            &self.graph,
+            (&mut self.batches4, 0),
+            starts,
+            rows,
+            bodies,
+            threads,
+        );
     }
 
     /// Soft step warm start: the overflow, then the batches colour by colour across
@@ -428,27 +456,54 @@ mod avx2 {
     }
 }
 
-/// Cut every colour into batches; `starts` gets the first batch of each non-empty colour
-/// (from the batches already there), then the batch count.
+/// Pins per thread below which the batches are written on one thread.
+const MIN_FILLED_PINS_PER_THREAD: usize = 256;
+
+/// Cut every colour into batches, after the first `first` batches (kept; the rest are
+/// overwritten or dropped); `starts` gets the first batch of each non-empty colour, then
+/// the batch count. Written across `threads`: equal runs of batches, each batch whole by
+/// one thread.
 fn fill<W: Wide>(
     graph: &ConstraintGraph,
-    batches: &mut Vec<PinBatch<W>>,
+    (batches, first): (&mut Vec<PinBatch<W>>, usize),
     starts: &mut Vec<usize>,
     rows: &[RevoluteRow],
     bodies: &[SolverBody],
-) {
+    threads: &Threads,
+) where
+    PinBatch<W>: Send,
+{
     starts.clear();
-    starts.push(batches.len());
+    starts.push(first);
+    let mut pins = 0;
     for list in graph.colors.iter().filter(|list| !list.is_empty()) {
-        starts.push(batches.len() + list.len().div_ceil(W::LANES));
-        for chunk in list.chunks(W::LANES) {
-            let mut batch = PinBatch::empty();
-            for (l, &k) in chunk.iter().enumerate() {
-                batch.set_lane(l, &rows[k as usize], bodies);
-            }
-            batches.push(batch);
-        }
+        pins += list.len();
+        starts.push(starts[starts.len() - 1] + list.len().div_ceil(W::LANES));
     }
+    let total = starts[starts.len() - 1];
+    // Every new batch is written whole below: no pass to empty them first.
+    resize_total(batches, total, PinBatch::empty());
+    let shared = DisjointMut::new(&mut batches[..]);
+    let colours = graph.colors.iter().filter(|list| !list.is_empty());
+    let worth_it = pins >= MIN_FILLED_PINS_PER_THREAD * threads.count();
+    let starts = &starts[..];
+    threads.split(worth_it, |part, parts| {
+        let per = (total - first).div_ceil(parts);
+        let run = (first + part * per).min(total)..(first + (part + 1) * per).min(total);
+        for (c, list) in colours.clone().enumerate() {
+            let (from, to) = (starts[c].max(run.start), starts[c + 1].min(run.end));
+            for b in from..to {
+                let at = (b - starts[c]) * W::LANES;
+                let chunk = &list[at..(at + W::LANES).min(list.len())];
+                // SAFETY: batch `b` is in this part's run alone.
+                let batch = unsafe { shared.get(b) };
+                *batch = PinBatch::empty();
+                for (l, &k) in chunk.iter().enumerate() {
+                    batch.set_lane(l, &rows[k as usize], bodies);
+                }
+            }
+        }
+    });
 }
 
 #[inline(always)]
@@ -524,19 +579,19 @@ mod tests {
         pins: &mut Pins,
         rows: &[RevoluteRow],
         start: &[SolverBody],
+        threads: &Threads,
     ) -> (Vec<SolverBody>, Vec<(usize, Vec2)>) {
         let mut bodies = start.to_vec();
-        pins.build(rows, &bodies);
+        pins.build(rows, &bodies, threads);
         let soft = Softness {
             bias_rate: 12.0,
             mass_scale: 0.8,
             impulse_scale: 0.1,
         };
         for _ in 0..2 {
-            let threads = Threads::default();
-            pins.warm_start(&mut bodies, &threads);
-            pins.solve(&mut bodies, soft, &threads);
-            pins.solve(&mut bodies, Softness::RIGID, &threads);
+            pins.warm_start(&mut bodies, threads);
+            pins.solve(&mut bodies, soft, threads);
+            pins.solve(&mut bodies, Softness::RIGID, threads);
         }
         let mut impulses = Vec::new();
         pins.for_each_impulse(|slot, p| impulses.push((slot, p)));
@@ -569,14 +624,15 @@ mod tests {
                 },
                 &rows,
                 &start,
+                &Threads::default(),
             );
             let mut four_pins = Pins {
                 force_four_lanes: true,
                 ..Pins::default()
             };
-            let four = run(&mut four_pins, &rows, &start);
+            let four = run(&mut four_pins, &rows, &start, &Threads::default());
             assert!(four_pins.batched_count() > 0);
-            let eight = run(&mut Pins::default(), &rows, &start);
+            let eight = run(&mut Pins::default(), &rows, &start, &Threads::default());
             assert_eq!(one.1.len(), rows.len());
             for (name, other) in [("four", &four), ("eight", &eight)] {
                 assert_eq!(
@@ -592,6 +648,51 @@ mod tests {
                         "seed {seed}: pin {} one vs {name} lanes",
                         p.0
                     );
+                }
+            }
+        }
+    }
+
+    /// Batches written and solved across 2 and 3 threads give bitwise the bodies and
+    /// impulses of one thread, at every width, with enough pins that the writes split.
+    #[test]
+    fn pins_built_across_threads_agree_bitwise() {
+        for seed in 1..=4u32 {
+            let mut rng = Rng(seed.wrapping_mul(0x85eb_ca6b) | 1);
+            let body_count = 400 + rng.below(200);
+            let start = bodies(&mut rng, body_count);
+            let count = 1500 + rng.below(1000);
+            let rows = pins(&mut rng, body_count, count);
+            for (four, one) in [(false, false), (true, false), (false, true)] {
+                let fresh = || Pins {
+                    force_four_lanes: four,
+                    force_one_lane: one,
+                    ..Pins::default()
+                };
+                let alone = run(&mut fresh(), &rows, &start, &Threads::default());
+                for count in [2, 3] {
+                    let threads = Threads::new(count).unwrap();
+                    let mut pins = fresh();
+                    let team = run(&mut pins, &rows, &start, &threads);
+                    // Built twice: the second build overwrites the first's batches.
+                    let again = run(&mut pins, &rows, &start, &threads);
+                    for other in [&team, &again] {
+                        assert_eq!(
+                            bits(&alone.0),
+                            bits(&other.0),
+                            "seed {seed}, {count} threads"
+                        );
+                        assert_eq!(alone.1.len(), other.1.len());
+                        for (p, q) in alone.1.iter().zip(&other.1) {
+                            assert_eq!(p.0, q.0);
+                            assert_eq!(
+                                (p.1.x.to_bits(), p.1.y.to_bits()),
+                                (q.1.x.to_bits(), q.1.y.to_bits()),
+                                "seed {seed}, {count} threads: pin {}",
+                                p.0
+                            );
+                        }
+                    }
                 }
             }
         }

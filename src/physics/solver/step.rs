@@ -23,6 +23,7 @@ use super::joints::JointSolver;
 use super::{SolverBody, StepContext};
 use crate::physics::body::{Body, BodyKind};
 use crate::physics::contact::{Contact, ContactUpdate, RecycledChecks};
+use crate::physics::growth::resize_total;
 use crate::physics::handle::Arena;
 use crate::physics::joint::Joint;
 use crate::physics::math::{Rot, Vec2};
@@ -308,8 +309,8 @@ impl StepSolver {
         if self.velocity_steps_stale || self.velocity_steps.len() != world.awake.len() {
             let gravity = world.settings.gravity;
             let (awake, bodies) = (world.awake, &*world.bodies);
-            self.velocity_steps.clear();
-            self.velocity_steps.resize(awake.len(), None);
+            // Every entry is written below, across the threads: no serial pass clears them.
+            resize_total(&mut self.velocity_steps, awake.len(), None);
             let worth_it = awake.len() >= MIN_ARENA_BODIES_PER_THREAD * self.threads.count();
             self.threads
                 .chunks_mut(&mut self.velocity_steps, worth_it, |offset, steps| {
