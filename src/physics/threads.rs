@@ -21,12 +21,14 @@
 //!   block: one thread runs it in the one-thread order). Fixed bodies (the shared static body 0,
 //!   kinematic bodies) may appear in batches of several threads: they are only read, never
 //!   written back (`contact_simd::scatter` skips them).
-//! - The prepare writes each batch from one thread (equal runs of batches, `split`), the
-//!   store each contact from one thread (equal runs of batches), the integration each
-//!   body from one thread (`chunks_mut`), the passes over the awake bodies each body and
-//!   its shapes from one thread (runs of the awake list, `ranges`, `Arena::shared`):
-//!   per-item work, the same whoever does it. What such a pass hands on (the proxies
-//!   to move in the tree, the bodies to freeze) is taken afterwards in awake order.
+//! - The prepare writes each batch from one thread (equal runs of batches, `split_fine`:
+//!   a few runs per thread, so that one CPU slowed by the host hands the end of its share
+//!   to the other), the store each contact from one thread (equal runs of batches), the
+//!   integration each body from one thread (`chunks_mut`), the passes over the awake bodies
+//!   each body and its shapes from one thread (runs of the awake list, `ranges`,
+//!   `Arena::shared`): per-item work, the same whoever does it. What such a pass hands on
+//!   (the proxies to move in the tree, the bodies to freeze) is taken afterwards in run
+//!   order, which is awake order.
 //! - The joints solved one by one (`solver/joints.rs`) run level by level: a joint's level
 //!   is one more than that of the joints before it on either of its moving bodies, so the
 //!   joints of a level share no moving body, and each body meets its joints in the
@@ -170,6 +172,25 @@ impl Threads {
         f(0, 1);
     }
 
+    /// As `split`, with `PIECES_PER_THREAD` parts per thread when `worth_it`: each thread
+    /// runs its own share of them first (its equal run, the same every call, so what it
+    /// touches stays in its cache) and then takes what is left of the others' from the
+    /// back. When one CPU runs slower for a while (the host's other guests), the other
+    /// takes over the end of its share instead of waiting for it. The caller cuts the work
+    /// by part as for `split`.
+    pub(crate) fn split_fine(&self, worth_it: bool, f: impl Fn(usize, usize) + Sync) {
+        let threads = self.parts(worth_it);
+        #[cfg(feature = "parallel")]
+        if let (true, Some(pool)) = (threads > 1, &self.pool) {
+            let parts = threads * PIECES_PER_THREAD;
+            let flags = claims(parts);
+            pool.run(&|member| take(&flags, member, threads, |part| f(part, parts)));
+            return;
+        }
+        debug_assert_eq!(threads, 1);
+        f(0, 1);
+    }
+
     /// How many parts `split` cuts the work into: the thread count when `worth_it` (and
     /// there is a team), else 1.
     fn parts(&self, worth_it: bool) -> usize {
@@ -180,14 +201,24 @@ impl Threads {
         }
     }
 
-    /// `f(range)` over `0..len` cut into one equal run per part (`split`).
+    /// How many parts `split_fine` cuts the work into.
+    fn fine_parts(&self, worth_it: bool) -> usize {
+        match self.parts(worth_it) {
+            1 => 1,
+            #[cfg(feature = "parallel")]
+            threads if self.pool.is_some() => threads * PIECES_PER_THREAD,
+            _ => 1,
+        }
+    }
+
+    /// `f(range)` over `0..len` cut into equal runs, one per part (`split_fine`).
     pub(crate) fn ranges(
         &self,
         len: usize,
         worth_it: bool,
         f: impl Fn(std::ops::Range<usize>) + Sync,
     ) {
-        self.split(worth_it, |part, parts| f(run_of(len, part, parts)));
+        self.split_fine(worth_it, |part, parts| f(run_of(len, part, parts)));
     }
 
     /// `ranges`, each part also writing its own output: `f(range, &mut outputs[part])`
@@ -200,19 +231,19 @@ impl Threads {
         outputs: &mut Vec<Padded<T>>,
         f: impl Fn(std::ops::Range<usize>, &mut T) + Sync,
     ) -> usize {
-        let parts = self.parts(worth_it);
+        let parts = self.fine_parts(worth_it);
         if outputs.len() < parts {
             outputs.resize_with(parts, Padded::default);
         }
         let out = DisjointMut::new(outputs);
-        self.split(worth_it, |part, parts| {
+        self.split_fine(worth_it, |part, parts| {
             // SAFETY: part `part` alone uses output `part`.
             f(run_of(len, part, parts), unsafe { out.get(part) });
         });
         parts
     }
 
-    /// `f(offset, chunk)` over `items` cut into one equal run per part (`split`), `offset`
+    /// `f(offset, chunk)` over `items` cut into equal runs, one per part (`split_fine`), `offset`
     /// the position of the chunk's first item.
     pub(crate) fn chunks_mut<T: Send>(
         &self,
@@ -460,6 +491,10 @@ fn take(
     (0..count).rev().for_each(claim);
 }
 
+/// Parts per thread of `split_fine`: as `BLOCKS_PER_THREAD`.
+#[cfg(feature = "parallel")]
+const PIECES_PER_THREAD: usize = 4;
+
 /// Blocks per thread and colour: enough that a slow thread's share is taken over by the
 /// others, few enough that claiming stays cheap.
 #[cfg(feature = "parallel")]
@@ -682,6 +717,46 @@ mod tests {
                         (i as u32 + 1, 3 * (i as u64 + 1)),
                         "{count} threads"
                     );
+                }
+            }
+        }
+    }
+
+    /// `ranges` and `runs_into` cover `0..len` once, in order, with a few parts per thread
+    /// of a team (and one part alone or when not worth it).
+    #[test]
+    fn ranges_and_runs_into_cover_every_index_once_in_order() {
+        for count in [1, 2, 3] {
+            let threads = Threads::new(count).unwrap();
+            for len in [0, 1, 7, 1000] {
+                for worth_it in [false, true] {
+                    let seen: Vec<std::sync::atomic::AtomicU32> = (0..len)
+                        .map(|_| std::sync::atomic::AtomicU32::new(0))
+                        .collect();
+                    threads.ranges(len, worth_it, |run| {
+                        for i in run {
+                            seen[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    });
+                    assert!(seen
+                        .iter()
+                        .all(|s| s.load(std::sync::atomic::Ordering::Relaxed) == 1));
+                    let mut outputs: Vec<Padded<Vec<usize>>> = Vec::new();
+                    let parts = threads.runs_into(len, worth_it, &mut outputs, |run, out| {
+                        out.clear();
+                        out.extend(run);
+                    });
+                    let expected = if worth_it && count > 1 && cfg!(feature = "parallel") {
+                        count * 4
+                    } else {
+                        1
+                    };
+                    assert_eq!(parts, expected, "{count} threads, worth it {worth_it}");
+                    let joined: Vec<usize> = outputs[..parts]
+                        .iter()
+                        .flat_map(|o| o.iter().copied())
+                        .collect();
+                    assert_eq!(joined, (0..len).collect::<Vec<_>>(), "{count} threads");
                 }
             }
         }

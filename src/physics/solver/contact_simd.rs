@@ -1706,7 +1706,7 @@ where
     let total = lanes.overflow_order.len() + order.len();
     let worth_it = total >= MIN_SPLIT * threads.count();
     let bodies = lanes.bodies;
-    threads.split(worth_it, |part, parts| {
+    threads.split_fine(worth_it, |part, parts| {
         if part == 0 {
             for (b, &k) in lanes.overflow_order.iter().enumerate() {
                 // SAFETY: the overflow is written by part 0 only, each batch once.
@@ -1933,7 +1933,7 @@ where
     let total = Mutex::new(ContactTally::default());
     let lanes = overflow.len() + batches.len() * W::LANES;
     let worth_it = lanes >= MIN_SPLIT * threads.count();
-    threads.split(worth_it, |part, parts| {
+    threads.split_fine(worth_it, |part, parts| {
         let mut tally = ContactTally::default();
         if part == 0 {
             for (batch, extra) in overflow.iter().zip(overflow_extras) {

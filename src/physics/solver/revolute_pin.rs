@@ -487,7 +487,7 @@ fn fill<W: Wide>(
     let colours = graph.colors.iter().filter(|list| !list.is_empty());
     let worth_it = pins >= MIN_FILLED_PINS_PER_THREAD * threads.count();
     let starts = &starts[..];
-    threads.split(worth_it, |part, parts| {
+    threads.split_fine(worth_it, |part, parts| {
         let per = (total - first).div_ceil(parts);
         let run = (first + part * per).min(total)..(first + (part + 1) * per).min(total);
         for (c, list) in colours.clone().enumerate() {
