@@ -266,29 +266,30 @@ impl BroadPhase {
     /// [`BroadPhase::enlarge_proxy`] with the reach `reach` for a moving proxy (ignored for
     /// a static one). The tree is left alone when only the reach changed.
     pub fn enlarge_proxy_reaching(&mut self, proxy: ProxyId, stored: Aabb, reach: Aabb) {
-        match proxy.kind() {
-            ProxyKind::Static => self.reinsert_proxy(proxy, stored),
-            ProxyKind::Moving => {
-                let (tree, id) = (&mut self.trees[ProxyKind::Moving.index()], proxy.tree_id());
-                if tree.fat_aabb(id) != stored {
-                    tree.enlarge_proxy(id, stored);
-                }
-                self.reach[id as usize] = reach;
-                self.buffer_move(proxy, false);
-            }
-        }
+        self.give_box(proxy, (stored, reach), DynamicTree::enlarge_proxy);
     }
 
     /// [`BroadPhase::enlarge_proxy_reaching`] as the step does it: the moving tree's boxes
     /// above the proxy are left for the next update's rebuild to compute
     /// (`DynamicTree::mark_proxy`), and nothing may query the tree until that update.
     pub(crate) fn mark_proxy_reaching(&mut self, proxy: ProxyId, stored: Aabb, reach: Aabb) {
+        self.give_box(proxy, (stored, reach), DynamicTree::mark_proxy);
+    }
+
+    /// A static proxy re-inserted with `stored`; a moving one given `stored` in the tree by
+    /// `set` (unless it has it), its reach, and buffered.
+    fn give_box(
+        &mut self,
+        proxy: ProxyId,
+        (stored, reach): (Aabb, Aabb),
+        set: fn(&mut DynamicTree, u32, Aabb),
+    ) {
         match proxy.kind() {
             ProxyKind::Static => self.reinsert_proxy(proxy, stored),
             ProxyKind::Moving => {
                 let (tree, id) = (&mut self.trees[ProxyKind::Moving.index()], proxy.tree_id());
                 if tree.fat_aabb(id) != stored {
-                    tree.mark_proxy(id, stored);
+                    set(tree, id, stored);
                 }
                 self.reach[id as usize] = reach;
                 self.buffer_move(proxy, false);

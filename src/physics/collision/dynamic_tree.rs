@@ -311,6 +311,12 @@ impl DynamicTree {
             }
         }
         // Flag the rest of the way up, until a node flagged by an earlier call.
+        self.flag_up_from(index);
+    }
+
+    /// Flag `index` and its ancestors as enlarged, up to the first already flagged (all
+    /// above it are: the flags form a subtree at the root).
+    fn flag_up_from(&mut self, mut index: u32) {
         while index != NULL {
             let node = &mut self.nodes[index as usize];
             if node.enlarged {
@@ -332,15 +338,7 @@ impl DynamicTree {
         self.check_proxy(proxy);
         self.nodes[proxy as usize].aabb = finite_box(aabb);
         self.stale = true;
-        let mut index = self.nodes[proxy as usize].parent;
-        while index != NULL {
-            let node = &mut self.nodes[index as usize];
-            if node.enlarged {
-                break;
-            }
-            node.enlarged = true;
-            index = node.parent;
-        }
+        self.flag_up_from(self.nodes[proxy as usize].parent);
     }
 
     /// Rebuild the flagged part of the tree (Box2D v3's partial rebuild): every flagged

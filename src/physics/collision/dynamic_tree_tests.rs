@@ -127,28 +127,39 @@ fn assert_query_exact(tree: &DynamicTree, live: &[(u32, Aabb)], q: Aabb) {
     assert_eq!(found, expected);
 }
 
+/// Shift about `share` of the proxies' boxes: mostly nearby, some far away (the new box
+/// need not contain the old one); `moved(proxy, box)` for each. Returns how many moved.
+fn shift_some(
+    rng: &mut Rng,
+    live: &mut [(u32, Aabb)],
+    share: f32,
+    mut moved: impl FnMut(u32, Aabb),
+) -> usize {
+    let mut count = 0;
+    for entry in live.iter_mut() {
+        if rng.unit() > share {
+            continue;
+        }
+        let d = if rng.unit() < 0.9 {
+            Vec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5))
+        } else {
+            Vec2::new(rng.range(-60.0, 60.0), rng.range(-60.0, 60.0))
+        };
+        entry.1 = Aabb::new(entry.1.min + d, entry.1.max + d);
+        moved(entry.0, entry.1);
+        count += 1;
+    }
+    count
+}
+
 #[test]
 fn enlarge_then_rebuild_stays_exact() {
     let mut rng = Rng(0x51ed_270b);
     let (mut tree, mut live) = random_tree(&mut rng, 3_000, 100.0, 1.0);
     assert_eq!(tree.rebuild(), 0, "nothing enlarged yet");
     for round in 0..6 {
-        // A quarter of the proxies get a new box: mostly nearby, some far away (the
-        // new box need not contain the old one).
-        let mut moved = 0;
-        for entry in live.iter_mut() {
-            if rng.unit() > 0.25 {
-                continue;
-            }
-            let d = if rng.unit() < 0.9 {
-                Vec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5))
-            } else {
-                Vec2::new(rng.range(-60.0, 60.0), rng.range(-60.0, 60.0))
-            };
-            entry.1 = Aabb::new(entry.1.min + d, entry.1.max + d);
-            tree.enlarge_proxy(entry.0, entry.1);
-            moved += 1;
-        }
+        // A quarter of the proxies get a new box.
+        let moved = shift_some(&mut rng, &mut live, 0.25, |p, b| tree.enlarge_proxy(p, b));
         // Queries are exact before the rebuild (looser boxes, same answers).
         tree.validate();
         for _ in 0..50 {
@@ -205,21 +216,10 @@ fn marked_proxies_rebuilt_across_threads_give_the_enlarged_tree() {
     for round in 0..8 {
         // From a few proxies to nearly all of them (a swinging grid moves most).
         let share = [0.02, 0.3, 0.9, 1.0][round % 4];
-        let mut moved = 0;
-        for entry in live.iter_mut() {
-            if rng.unit() >= share {
-                continue;
-            }
-            let d = if rng.unit() < 0.9 {
-                Vec2::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5))
-            } else {
-                Vec2::new(rng.range(-60.0, 60.0), rng.range(-60.0, 60.0))
-            };
-            entry.1 = Aabb::new(entry.1.min + d, entry.1.max + d);
-            enlarged.enlarge_proxy(entry.0, entry.1);
-            marked.mark_proxy(entry.0, entry.1);
-            moved += 1;
-        }
+        let moved = shift_some(&mut rng, &mut live, share, |p, b| {
+            enlarged.enlarge_proxy(p, b);
+            marked.mark_proxy(p, b);
+        });
         // An insertion and a removal before the rebuild (the step makes none there): the
         // marked tree's boxes are not grown, so the insertion may pick another place, but
         // the rebuilt tree is still whole and exact.
