@@ -161,15 +161,7 @@ impl Threads {
     /// cuts the work by part so that no two parts write the same thing (`DisjointMut`), and
     /// so that the result does not depend on `parts`.
     pub(crate) fn split(&self, worth_it: bool, f: impl Fn(usize, usize) + Sync) {
-        let parts = self.parts(worth_it);
-        #[cfg(feature = "parallel")]
-        if let (true, Some(pool)) = (parts > 1, &self.pool) {
-            let flags = claims(parts);
-            pool.run(&|member| take(&flags, member, parts, |part| f(part, parts)));
-            return;
-        }
-        debug_assert_eq!(parts, 1);
-        f(0, 1);
+        self.split_by(worth_it, 1, f);
     }
 
     /// As `split`, with `PIECES_PER_THREAD` parts per thread when `worth_it`: each thread
@@ -179,15 +171,21 @@ impl Threads {
     /// takes over the end of its share instead of waiting for it. The caller cuts the work
     /// by part as for `split`.
     pub(crate) fn split_fine(&self, worth_it: bool, f: impl Fn(usize, usize) + Sync) {
+        self.split_by(worth_it, PIECES_PER_THREAD, f);
+    }
+
+    /// `split` with `per_thread` parts per thread of the team.
+    fn split_by(&self, worth_it: bool, per_thread: usize, f: impl Fn(usize, usize) + Sync) {
         let threads = self.parts(worth_it);
         #[cfg(feature = "parallel")]
         if let (true, Some(pool)) = (threads > 1, &self.pool) {
-            let parts = threads * PIECES_PER_THREAD;
+            let parts = threads * per_thread;
             let flags = claims(parts);
             pool.run(&|member| take(&flags, member, threads, |part| f(part, parts)));
             return;
         }
         debug_assert_eq!(threads, 1);
+        let _ = per_thread;
         f(0, 1);
     }
 
@@ -201,13 +199,11 @@ impl Threads {
         }
     }
 
-    /// How many parts `split_fine` cuts the work into.
+    /// How many parts `split_fine` cuts the work into (more than one thread: a team).
     fn fine_parts(&self, worth_it: bool) -> usize {
         match self.parts(worth_it) {
             1 => 1,
-            #[cfg(feature = "parallel")]
-            threads if self.pool.is_some() => threads * PIECES_PER_THREAD,
-            _ => 1,
+            threads => threads * PIECES_PER_THREAD,
         }
     }
 
@@ -492,7 +488,6 @@ fn take(
 }
 
 /// Parts per thread of `split_fine`: as `BLOCKS_PER_THREAD`.
-#[cfg(feature = "parallel")]
 const PIECES_PER_THREAD: usize = 4;
 
 /// Blocks per thread and colour: enough that a slow thread's share is taken over by the
@@ -747,7 +742,7 @@ mod tests {
                         out.extend(run);
                     });
                     let expected = if worth_it && count > 1 && cfg!(feature = "parallel") {
-                        count * 4
+                        count * PIECES_PER_THREAD
                     } else {
                         1
                     };
