@@ -11,8 +11,9 @@
 //!   beforehand in the one-thread build's order (`DynamicTree::rebuild_split`): the same
 //!   tree. Its threads then walk disjoint subtree pairs of the tree, each into its own
 //!   list; the lists are joined and sorted (`BroadPhase::update_pairs_split`).
-//! - The narrow phase updates each contact from the bodies and shapes alone; the counts and
-//!   the bodies to wake are gathered afterwards, in contact order, on one thread.
+//! - The narrow phase updates each contact from the bodies and shapes alone; each chunk of
+//!   contacts gathers its counts and the bodies it wakes, and the chunks' are joined in
+//!   contact order (`map_mut_fold`).
 //! - The solve splits only the batches of one colour across threads. Constraints of one
 //!   colour share no moving body (`solver/graph.rs`), so each batch reads and writes the
 //!   same velocities whichever thread runs it and in whatever order; no block of the next
@@ -123,36 +124,63 @@ impl Threads {
         1
     }
 
-    /// `out[i] = f(i, &mut items[i])` for every `i`, in chunks the threads claim (`take`: each
-    /// its own share first).
-    pub(crate) fn map_mut<T: Send, U: Send>(
+    /// `out[i] = f(i, &mut items[i])` for every `i`, in chunks the threads claim (`take`:
+    /// each its own share first), each chunk then folding what it mapped into an
+    /// accumulator of its own: `fold(acc, items, outs)`, a block of at most `FOLD_BLOCK`
+    /// items at a time, right after the block is mapped (while it is in cache). `accs` is
+    /// refilled with one `A::default()` per chunk, in item order (so a fold of them in order
+    /// meets the items in order, for any thread count), and the number of chunks is
+    /// returned: what a serial pass over `out` would gather is gathered across the threads.
+    pub(crate) fn map_mut_fold<T: Send, U: Send, A: Send + Default>(
         &self,
         items: &mut [T],
         out: &mut [U],
+        accs: &mut Vec<Padded<A>>,
         f: impl Fn(usize, &mut T) -> U + Sync,
-    ) {
+        fold: impl Fn(&mut A, &[T], &[U]) + Sync,
+    ) -> usize {
         assert_eq!(items.len(), out.len(), "one output per item");
+        let len = items.len();
+        // Each `FOLD_BLOCK` items mapped, then folded.
+        let map_and_fold = |items: &mut [T], out: &mut [U], first: usize, acc: &mut A| {
+            for (k, (items, out)) in items
+                .chunks_mut(FOLD_BLOCK)
+                .zip(out.chunks_mut(FOLD_BLOCK))
+                .enumerate()
+            {
+                map_ahead(items, out, first + k * FOLD_BLOCK, &f);
+                fold(acc, items, out);
+            }
+        };
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
-            let len = items.len();
             // Several chunks per thread, so a thread with expensive pairs, or one the
             // operating system parks, does not hold the others up.
             let chunk = len.div_ceil(8 * self.count()).max(16);
-            let flags = claims(len.div_ceil(chunk));
+            let chunks = len.div_ceil(chunk);
+            accs.clear();
+            accs.resize_with(chunks, Padded::default);
+            let flags = claims(chunks);
             let (items, out) = (DisjointMut::new(items), DisjointMut::new(out));
+            let accs = DisjointMut::new(accs);
             let members = self.count();
             pool.run(&|member| {
                 take(&flags, member, members, |k| {
                     let range = k * chunk..((k + 1) * chunk).min(len);
                     let first = range.start;
-                    // SAFETY: each chunk is claimed by exactly one thread.
-                    let (items, out) = unsafe { (items.slice(range.clone()), out.slice(range)) };
-                    map_ahead(items, out, first, &f);
+                    // SAFETY: each chunk, and so its items, outputs and accumulator, is
+                    // claimed by exactly one thread.
+                    let (items, out, acc) =
+                        unsafe { (items.slice(range.clone()), out.slice(range), accs.get(k)) };
+                    map_and_fold(items, out, first, &mut acc.0);
                 })
             });
-            return;
+            return chunks;
         }
-        map_ahead(items, out, 0, &f);
+        accs.clear();
+        accs.push(Padded::default());
+        map_and_fold(items, out, 0, &mut accs[0].0);
+        1
     }
 
     /// Run `f(part, parts)` for every part in `0..parts`, one part per thread of the team
@@ -487,6 +515,10 @@ fn take(
     (0..count).rev().for_each(claim);
 }
 
+/// Items `Threads::map_mut_fold` maps before it folds them: few enough that their outputs
+/// are still in cache (the narrow phase's 12-byte outcomes: 12 kB).
+const FOLD_BLOCK: usize = 1024;
+
 /// Parts per thread of `split_fine`: as `BLOCKS_PER_THREAD`.
 const PIECES_PER_THREAD: usize = 4;
 
@@ -535,7 +567,7 @@ fn map_ahead<T, U>(items: &mut [T], out: &mut [U], first: usize, f: &impl Fn(usi
 
 /// A slice handed to several threads, which promise to touch disjoint parts (each element
 /// written by one thread only: the parts of `Threads::split`, the chunks of
-/// `map_mut`, the blocks of `by_colour`).
+/// `map_mut_fold`, the blocks of `by_colour`).
 pub(crate) struct DisjointMut<'a, T> {
     ptr: *mut T,
     len: usize,
@@ -693,10 +725,13 @@ mod tests {
         }
     }
 
+    /// Every item mapped once, by its own index, and the chunks' accumulators, joined in
+    /// order, meet the items in order.
     #[test]
-    fn map_mut_maps_every_item_once() {
+    fn map_mut_fold_maps_every_item_once_and_folds_in_order() {
         for count in [1, 2, 3] {
             let threads = Threads::new(count).unwrap();
+            let mut accs: Vec<Padded<Vec<u32>>> = Vec::new();
             for len in [0, 1, 15, 16, 17, 1000] {
                 let mut items: Vec<u32> = (0..len).collect();
                 let mut out = vec![0u64; len as usize];
@@ -705,13 +740,25 @@ mod tests {
                     *x += 1;
                     u64::from(*x) * 3
                 };
-                threads.map_mut(&mut items, &mut out, f);
+                // Each block's items (as mapped) and outputs, in order.
+                let fold = |seen: &mut Vec<u32>, items: &[u32], out: &[u64]| {
+                    for (&x, &o) in items.iter().zip(out) {
+                        assert_eq!(o, u64::from(x) * 3);
+                        seen.push(x - 1);
+                    }
+                };
+                let chunks = threads.map_mut_fold(&mut items, &mut out, &mut accs, f, fold);
                 for (i, (&x, &o)) in items.iter().zip(&out).enumerate() {
                     assert_eq!(
                         (x, o),
                         (i as u32 + 1, 3 * (i as u64 + 1)),
                         "{count} threads"
                     );
+                }
+                let folded: Vec<u32> = accs[..chunks].iter().flat_map(|a| a.0.clone()).collect();
+                assert_eq!(folded, (0..len).collect::<Vec<u32>>(), "{count} threads");
+                if count > 1 && len >= 1000 {
+                    assert!(chunks > count, "several chunks per thread");
                 }
             }
         }

@@ -964,7 +964,8 @@ impl World {
         // (their results are the solver matrix's baselines).
         let soft = self.settings.solver == SolverKind::SoftStep;
         let touching: &[bool] = if soft {
-            self.contacts.touching_bodies(self.bodies.capacity())
+            self.contacts
+                .touching_bodies(self.bodies.capacity(), &self.solver.threads)
         } else {
             &[]
         };

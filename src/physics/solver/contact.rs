@@ -33,12 +33,14 @@ use super::step::solver_index_of;
 use super::{Softness, SolverBody, StepContext};
 use crate::physics::body::Body;
 use crate::physics::contact::{Contact, ContactUpdate, RecycledChecks, NOT_TOUCHING};
+use crate::physics::growth::resize_total;
 use crate::physics::handle::Arena;
 use crate::physics::inspect::GraphColor;
 use crate::physics::math::{cross, cross_sv, Vec2};
 use crate::physics::quarantine::ContactTally;
 use crate::physics::settings::SolverKind;
-use crate::physics::threads::Threads;
+use crate::physics::threads::{DisjointMut, Padded, Threads};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Largest condition number the 2x2 block accepts before it falls back to one point at a
 /// time (Box2D v2's `k_maxConditionNumber`).
@@ -61,14 +63,87 @@ pub(crate) struct ContactSolver {
     /// This step's constraints are coloured into `wide`.
     use_wide: bool,
     /// Indices of the contacts with constraints, and their solver body pairs (colouring).
+    /// Rewritten in place by each gather (`gather_active`), which tells whether they came
+    /// out as the gather before left them.
     active: Vec<u32>,
     active_pairs: Vec<(u32, u32)>,
-    /// `active` of the step before (the soft step's lanes may be refreshed while the two
-    /// are the same).
-    last_active: Vec<u32>,
+    /// Scratch of `gather_active`: each part's constraints.
+    gathered: Vec<Padded<Gathered>>,
     /// What the last `store_impulses` held (soft step): the quarantine's contact pass for
     /// the `active` contacts, done while they were in cache. Taken by the quarantine.
     tally: Option<ContactTally>,
+}
+
+/// Touching contacts per thread below which `ContactSolver::gather_active` stays on one
+/// thread.
+const MIN_GATHERED_PER_THREAD: usize = 2048;
+
+/// One part's share of `ContactSolver::gather_active`.
+#[derive(Clone, Debug, Default)]
+struct Gathered {
+    active: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+}
+
+/// What a gather found as the one before left it (`ContactSolver::gather_active`).
+struct Unchanged {
+    /// The same contacts, in the same order.
+    contacts: bool,
+    /// The same solver body pairs, in the same order.
+    pairs: bool,
+}
+
+/// `ContactSolver::gather_active` on one thread: the lists overwritten from the front,
+/// each entry compared with the one it replaces.
+struct InPlace<'a> {
+    active: &'a mut Vec<u32>,
+    pairs: &'a mut Vec<(u32, u32)>,
+    /// Entries written so far, and in the lists before.
+    len: usize,
+    old_len: usize,
+    changed_contacts: bool,
+    changed_pairs: bool,
+}
+
+impl<'a> InPlace<'a> {
+    fn new(active: &'a mut Vec<u32>, pairs: &'a mut Vec<(u32, u32)>) -> InPlace<'a> {
+        let old_len = active.len();
+        InPlace {
+            active,
+            pairs,
+            len: 0,
+            old_len,
+            changed_contacts: false,
+            changed_pairs: false,
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, contact: u32, pair: (u32, u32)) {
+        match (self.active.get_mut(self.len), self.pairs.get_mut(self.len)) {
+            (Some(a), Some(p)) => {
+                self.changed_contacts |= *a != contact;
+                self.changed_pairs |= *p != pair;
+                *a = contact;
+                *p = pair;
+            }
+            _ => {
+                self.active.push(contact);
+                self.pairs.push(pair);
+            }
+        }
+        self.len += 1;
+    }
+
+    fn finish(self) -> Unchanged {
+        let same_len = self.len == self.old_len;
+        self.active.truncate(self.len);
+        self.pairs.truncate(self.len);
+        Unchanged {
+            contacts: same_len && !self.changed_contacts,
+            pairs: same_len && !self.changed_pairs,
+        }
+    }
 }
 
 impl ContactSolver {
@@ -112,42 +187,13 @@ impl ContactSolver {
         threads: &Threads,
     ) {
         self.scalar.clear();
-        std::mem::swap(&mut self.active, &mut self.last_active);
-        self.active.clear();
-        self.active_pairs.clear();
-        // A touching contact with an awake body, from the compact
-        // solver index map: an awake body has its solver index, any other 0. The narrow
-        // phase's compact list of touching contacts is read rather than the contacts.
-        let mut push = |ci: usize, [slot_a, slot_b]: [u32; 2]| {
-            let a = solver_index[slot_a as usize];
-            let b = solver_index[slot_b as usize];
-            if a != 0 || b != 0 {
-                self.active.push(ci as u32);
-                self.active_pairs.push((a, b));
-            }
-        };
-        match touching {
-            Some(touching) => {
-                for (ci, u) in touching.iter().enumerate() {
-                    if u.slots != NOT_TOUCHING {
-                        push(ci, u.slots);
-                    }
-                }
-            }
-            None => {
-                for (ci, c) in contacts.iter().enumerate() {
-                    if c.manifold.count > 0 {
-                        push(ci, [c.body_a.index() as u32, c.body_b.index() as u32]);
-                    }
-                }
-            }
-        }
+        let same = self.gather_active((contacts, touching), solver_index, threads);
         let (active, active_pairs) = (&self.active, &self.active_pairs);
         // The lanes may be refreshed (`WideContacts::build_lanes`) when the narrow phase's
         // list is in step and the same contacts, by the same indices, have constraints as
         // in the step before; what else must hold is the build's to check.
         let lanes = touching
-            .filter(|_| *active == self.last_active)
+            .filter(|_| same.contacts)
             .map(|_| (LaneKey::new(generation, ctx), recycled));
         // A contact and its solver bodies, read when its lane is written (in colour order);
         // the arms come from the manifold cache (the bodies are read only for a manifold
@@ -183,12 +229,111 @@ impl ContactSolver {
             prefetch_whole(&solver_bodies[b as usize]);
         };
         self.wide.build_lanes(
-            active_pairs,
+            (active_pairs, Some(same.pairs)),
             solver_bodies,
             (prepare, prefetch),
             lanes,
             threads,
         );
+    }
+
+    /// The touching contacts with an awake body (from the compact solver index map: an
+    /// awake body has its solver index, any other 0), in contact order, into `active`, and
+    /// their solver body pairs into `active_pairs`: from the narrow phase's compact list of
+    /// touching contacts when it is in step (`touching`), else from the contacts. The lists
+    /// are overwritten in place, compared as they are written: whether they came out as
+    /// the last gather left them is returned. A large list is read across the threads,
+    /// each part of it into a list of its own, which the same parts then copy into place.
+    fn gather_active(
+        &mut self,
+        (contacts, touching): (&[Contact], Option<&[ContactUpdate]>),
+        solver_index: &[u32],
+        threads: &Threads,
+    ) -> Unchanged {
+        let pair_of = |[slot_a, slot_b]: [u32; 2]| {
+            let pair = (solver_index[slot_a as usize], solver_index[slot_b as usize]);
+            (pair != (0, 0)).then_some(pair)
+        };
+        let worth_it = touching.is_some_and(|t| {
+            t.len() >= MIN_GATHERED_PER_THREAD * threads.count() && threads.count() > 1
+        });
+        let Some(touching) = touching.filter(|_| worth_it) else {
+            // On one thread: straight into place.
+            let mut into = InPlace::new(&mut self.active, &mut self.active_pairs);
+            match touching {
+                Some(touching) => {
+                    for (ci, u) in touching.iter().enumerate() {
+                        if u.slots != NOT_TOUCHING {
+                            if let Some(pair) = pair_of(u.slots) {
+                                into.put(ci as u32, pair);
+                            }
+                        }
+                    }
+                }
+                None => {
+                    for (ci, c) in contacts.iter().enumerate() {
+                        if c.manifold.count > 0 {
+                            let slots = [c.body_a.index() as u32, c.body_b.index() as u32];
+                            if let Some(pair) = pair_of(slots) {
+                                into.put(ci as u32, pair);
+                            }
+                        }
+                    }
+                }
+            }
+            return into.finish();
+        };
+        let mut gathered = std::mem::take(&mut self.gathered);
+        let parts = threads.runs_into(touching.len(), true, &mut gathered, |run, into| {
+            into.active.clear();
+            into.pairs.clear();
+            for ci in run {
+                let slots = touching[ci].slots;
+                if slots != NOT_TOUCHING {
+                    if let Some(pair) = pair_of(slots) {
+                        into.active.push(ci as u32);
+                        into.pairs.push(pair);
+                    }
+                }
+            }
+        });
+        // Each part's place in the lists; then each part copied in, by the same parts.
+        let mut starts = Vec::with_capacity(parts + 1);
+        starts.push(0);
+        for part in &gathered[..parts] {
+            starts.push(starts[starts.len() - 1] + part.active.len());
+        }
+        let total = starts[parts];
+        let same_len = total == self.active.len();
+        resize_total(&mut self.active, total, 0);
+        resize_total(&mut self.active_pairs, total, (0, 0));
+        let (active, pairs) = (
+            DisjointMut::new(&mut self.active),
+            DisjointMut::new(&mut self.active_pairs),
+        );
+        let changed_contacts = AtomicBool::new(!same_len);
+        let changed_pairs = AtomicBool::new(!same_len);
+        threads.split_fine(true, |k, _| {
+            let part = &gathered[k];
+            let range = starts[k]..starts[k + 1];
+            // SAFETY: the parts' ranges are disjoint, and each is copied by one part.
+            let (active, pairs) = unsafe { (active.slice(range.clone()), pairs.slice(range)) };
+            if same_len {
+                if *active != part.active[..] {
+                    changed_contacts.store(true, Ordering::Relaxed);
+                }
+                if *pairs != part.pairs[..] {
+                    changed_pairs.store(true, Ordering::Relaxed);
+                }
+            }
+            active.copy_from_slice(&part.active);
+            pairs.copy_from_slice(&part.pairs);
+        });
+        self.gathered = gathered;
+        Unchanged {
+            contacts: !changed_contacts.into_inner(),
+            pairs: !changed_pairs.into_inner(),
+        }
     }
 
     /// One scalar constraint per touching contact, in contact order.
@@ -967,6 +1112,92 @@ mod tests {
                 }
             }
             assert!((block_b.v - slow_b.v).length() < 1e-5 && (block_b.w - slow_b.w).abs() < 1e-4);
+        }
+    }
+
+    /// `gather_active` gives the same lists at 1, 2 and 3 threads, read from the narrow
+    /// phase's list or from the contacts, as a plain filter of them would, and says the
+    /// lists are unchanged exactly when they are (the same list again; one entry's pair
+    /// changed; one contact more or fewer).
+    #[test]
+    fn gathers_agree_across_threads_and_tell_what_changed() {
+        use crate::physics::solver::test_rng::Rng;
+        let mut rng = Rng(5);
+        // 20,000 contacts between 3,000 body slots; a slot's solver index is 0 when its
+        // body is asleep or static.
+        let solver_index: Vec<u32> = (0..3000)
+            .map(|i| if rng.below(4) == 0 { 0 } else { i + 1 })
+            .collect();
+        let mut touching: Vec<ContactUpdate> = (0..20_000)
+            .map(|_| {
+                let mut u = ContactUpdate::default();
+                u.slots = if rng.below(3) == 0 {
+                    NOT_TOUCHING
+                } else {
+                    [rng.below(3000) as u32, rng.below(3000) as u32]
+                };
+                u
+            })
+            .collect();
+        let expected = |touching: &[ContactUpdate]| {
+            let mut active = Vec::new();
+            let mut pairs = Vec::new();
+            for (ci, u) in touching.iter().enumerate() {
+                if u.slots == NOT_TOUCHING {
+                    continue;
+                }
+                let pair = (
+                    solver_index[u.slots[0] as usize],
+                    solver_index[u.slots[1] as usize],
+                );
+                if pair != (0, 0) {
+                    active.push(ci as u32);
+                    pairs.push(pair);
+                }
+            }
+            (active, pairs)
+        };
+        // The third list changes one pair's body, the fourth drops the last touching
+        // contact, the fifth brings it back.
+        let mut lists = vec![touching.clone(), touching.clone()];
+        let k = touching
+            .iter()
+            .position(|u| u.slots != NOT_TOUCHING && solver_index[u.slots[0] as usize] != 0)
+            .unwrap();
+        touching[k].slots[1] = (touching[k].slots[1] + 1) % 3000;
+        while solver_index[touching[k].slots[1] as usize] == 0 {
+            touching[k].slots[1] = (touching[k].slots[1] + 1) % 3000;
+        }
+        lists.push(touching.clone());
+        let last = touching
+            .iter()
+            .rposition(|u| u.slots != NOT_TOUCHING)
+            .unwrap();
+        let dropped = std::mem::replace(&mut touching[last].slots, NOT_TOUCHING);
+        lists.push(touching.clone());
+        touching[last].slots = dropped;
+        lists.push(touching.clone());
+        let unchanged = [
+            None,
+            Some((true, true)),
+            Some((true, false)),
+            Some((false, false)),
+        ];
+        for count in [1, 2, 3] {
+            let threads = Threads::new(count).unwrap();
+            let mut solver = ContactSolver::default();
+            for (call, list) in lists.iter().enumerate() {
+                let same = solver.gather_active((&[], Some(list)), &solver_index, &threads);
+                let (active, pairs) = expected(list);
+                assert_eq!(solver.active, active, "{count} threads, call {call}");
+                assert_eq!(solver.active_pairs, pairs, "{count} threads, call {call}");
+                let told = (same.contacts, same.pairs);
+                match unchanged.get(call).copied().flatten() {
+                    Some(want) => assert_eq!(told, want, "{count} threads, call {call}"),
+                    // The first call (nothing before it) and the list grown back.
+                    None => assert_eq!(told, (false, false), "{count} threads, call {call}"),
+                }
+            }
         }
     }
 }

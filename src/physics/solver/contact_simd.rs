@@ -1113,7 +1113,7 @@ impl WideContacts {
         prefetch: impl Fn(usize) + Sync,
         threads: &Threads,
     ) {
-        self.build_lanes(pairs, bodies, (prepare, prefetch), None, threads);
+        self.build_lanes((pairs, None), bodies, (prepare, prefetch), None, threads);
     }
 
     /// `build`, refreshing lanes where it can: with `lanes = Some((key, recycled))`, when
@@ -1122,18 +1122,21 @@ impl WideContacts {
     /// last build), the key is the last build's and every store since was a batch store,
     /// a coloured lane whose contact's manifold the narrow phase recycled (`recycled`
     /// has its check) is refreshed (`ContactBatch::refresh_lane`) instead of prepared from
-    /// its contact: the same floats without reading the contact.
+    /// its contact: the same floats without reading the contact. `same_pairs`: whether the
+    /// pairs are the last build's, when the caller knows (`ConstraintGraph::color_pairs`).
     pub(crate) fn build_lanes<S: LaneSource>(
         &mut self,
-        pairs: &[(u32, u32)],
+        (pairs, same_pairs): (&[(u32, u32)], Option<bool>),
         bodies: &[SolverBody],
         (prepare, prefetch): (impl Fn(usize) -> S + Sync, impl Fn(usize) + Sync),
         lanes: Option<(LaneKey, RecycledChecks)>,
         threads: &Threads,
     ) {
-        let kept = self.graph.color_pairs(bodies.len(), pairs, |i| {
-            bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
-        });
+        let kept = self
+            .graph
+            .color_pairs(bodies.len(), (pairs, same_pairs), |i| {
+                bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
+            });
         let width = self.next_width(pairs.len());
         self.colours_kept = kept;
         let last_key = self.lanes_key.take();

@@ -117,7 +117,8 @@ impl ConstraintGraph {
 /// The input of a colouring (`ConstraintGraph::color_pairs`).
 #[derive(Clone, Debug, Default)]
 struct ColoredFrom {
-    pairs: Vec<(u32, u32)>,
+    /// A copy of the pairs, when the caller does not keep them (`same_pairs` = `None`).
+    pairs: Option<Vec<(u32, u32)>>,
     /// Per solver body, whether it was fixed.
     fixed: Vec<bool>,
 }
@@ -128,17 +129,25 @@ impl ConstraintGraph {
     /// rule would give them again (a pile at rest keeps its touching contacts, in the same
     /// order, from step to step, and its colouring was a tenth of its prepare). Returns
     /// whether they were kept.
+    ///
+    /// `same_pairs`: whether `pairs` are the last call's, when the caller knows (it wrote
+    /// them over the last call's and compared as it wrote: `ContactSolver::gather_active`);
+    /// `None` compares them here, with a copy of the pairs kept for the next call.
     pub fn color_pairs(
         &mut self,
         body_count: usize,
-        pairs: &[(u32, u32)],
+        (pairs, same_pairs): (&[(u32, u32)], Option<bool>),
         fixed: impl Fn(usize) -> bool,
     ) -> bool {
         let mut fixed_now = std::mem::take(&mut self.fixed_now);
         fixed_now.clear();
         fixed_now.extend((0..body_count).map(fixed));
         if let Some(last) = &self.last {
-            if last.fixed == fixed_now && last.pairs[..] == *pairs {
+            let same = match same_pairs {
+                Some(same) => same,
+                None => last.pairs.as_deref() == Some(pairs),
+            };
+            if same && last.fixed == fixed_now {
                 self.fixed_now = fixed_now;
                 return true;
             }
@@ -149,8 +158,15 @@ impl ConstraintGraph {
             pairs.iter().map(|&(a, b)| (a as usize, b as usize)),
             |i| fixed_now[i],
         );
-        last.pairs.clear();
-        last.pairs.extend_from_slice(pairs);
+        match same_pairs {
+            None => {
+                let copy = last.pairs.get_or_insert_with(Vec::new);
+                copy.clear();
+                copy.extend_from_slice(pairs);
+            }
+            // The caller keeps the pairs (no copy of a large list each time it changes).
+            Some(_) => last.pairs = None,
+        }
         self.fixed_now = std::mem::replace(&mut last.fixed, fixed_now);
         self.last = Some(last);
         false
@@ -296,20 +312,32 @@ mod tests {
             (&base, fixed0),
             (&base[..40], fixed0),
         ];
-        let mut kept = ConstraintGraph::default();
+        // `kept` compares the pairs itself; `told` is told whether they are the last
+        // call's, as the contact solver's gather tells it.
+        let (mut kept, mut told) = (ConstraintGraph::default(), ConstraintGraph::default());
+        let mut last: Option<&[(u32, u32)]> = None;
         for (call, &(pairs, fixed)) in calls.iter().enumerate() {
-            kept.color_pairs(bodies, pairs, fixed);
+            let was_kept = kept.color_pairs(bodies, (pairs, None), fixed);
+            let same = last == Some(pairs);
+            let was_told = told.color_pairs(bodies, (pairs, Some(same)), fixed);
+            last = Some(pairs);
             let mut fresh = ConstraintGraph::default();
             let usize_pairs = pairs.iter().map(|&(a, b)| (a as usize, b as usize));
             fresh.color(bodies, usize_pairs, fixed);
-            assert_eq!(kept.colors, fresh.colors, "call {call}");
-            assert_eq!(kept.overflow, fresh.overflow, "call {call}");
+            for graph in [&kept, &told] {
+                assert_eq!(graph.colors, fresh.colors, "call {call}");
+                assert_eq!(graph.overflow, fresh.overflow, "call {call}");
+            }
+            // Kept exactly when the pairs and the fixed bodies are the last call's.
+            let fixed_set = |f: fn(usize) -> bool| (0..bodies).map(f).collect::<Vec<_>>();
+            let expected = call > 0 && same && fixed_set(fixed) == fixed_set(calls[call - 1].1);
+            assert_eq!((was_kept, was_told), (expected, expected), "call {call}");
         }
         // The moved pair and the fixed body change the colours (so the check above can
         // tell colours kept by mistake).
         let colours = |pairs: &[(u32, u32)], fixed: fn(usize) -> bool| {
             let mut graph = ConstraintGraph::default();
-            graph.color_pairs(bodies, pairs, fixed);
+            graph.color_pairs(bodies, (pairs, None), fixed);
             graph.colors
         };
         assert_ne!(colours(&base, fixed0), colours(&changed, fixed0));

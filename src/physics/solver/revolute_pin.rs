@@ -322,9 +322,10 @@ impl Pins {
         self.pairs.clear();
         self.pairs
             .extend(rows.iter().map(|r| (r.index_a, r.index_b)));
-        self.graph.color_pairs(bodies.len(), &self.pairs, |i| {
-            bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
-        });
+        self.graph
+            .color_pairs(bodies.len(), (&self.pairs, None), |i| {
+                bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
+            });
         for &k in &self.graph.overflow {
             let mut batch = PinBatch::empty();
             batch.set_lane(0, &rows[k as usize], bodies);
