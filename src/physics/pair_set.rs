@@ -141,9 +141,25 @@ impl PairSet {
         true
     }
 
+    /// Room for `additional` more keys: the table doubled (or made) as often as inserting
+    /// them one by one would double it, but its keys put back once.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let mut capacity = self.slots.len();
+        while (self.len + additional) * 4 > capacity * 3 {
+            capacity = (capacity * 2).max(FIRST_CAPACITY);
+        }
+        if capacity > self.slots.len() {
+            self.grow_to(capacity);
+        }
+    }
+
     /// Double the table (or make the first one) and put every key back.
     fn grow(&mut self) {
-        let capacity = (self.slots.len() * 2).max(FIRST_CAPACITY);
+        self.grow_to((self.slots.len() * 2).max(FIRST_CAPACITY));
+    }
+
+    /// A table of `capacity` slots (a power of two) with every key put back.
+    fn grow_to(&mut self, capacity: usize) {
         let old = std::mem::replace(&mut self.slots, vec![EMPTY; capacity]);
         self.len = 0;
         for key in old.into_iter().filter(|&k| k != EMPTY) {
@@ -213,5 +229,33 @@ mod tests {
         }
         assert_eq!(set.len(), 0);
         assert!(set.slots.iter().all(|&s| s == EMPTY));
+    }
+
+    /// `reserve` gives the table inserting the keys one by one reaches (the same size),
+    /// and inserting them after it grows it no more.
+    #[test]
+    fn reserve_sizes_the_table_as_the_inserts_would() {
+        let mut rng = Rng(11);
+        for (already, more) in [(0, 1), (0, 48), (0, 49), (10, 5_000), (700, 60_000)] {
+            let keys: Vec<u64> = (0..already + more).map(|_| rng.next() >> 1).collect();
+            let (mut one_by_one, mut reserved) = (PairSet::default(), PairSet::default());
+            for &k in &keys[..already] {
+                one_by_one.insert(k);
+                reserved.insert(k);
+            }
+            reserved.reserve(more);
+            let size = reserved.slots.len();
+            for &k in &keys[already..] {
+                one_by_one.insert(k);
+                reserved.insert(k);
+            }
+            assert_eq!(
+                reserved.slots.len(),
+                size,
+                "{already} + {more}: grew after reserve"
+            );
+            assert_eq!(size, one_by_one.slots.len(), "{already} + {more}");
+            assert!(keys.iter().all(|k| reserved.contains(k)));
+        }
     }
 }
