@@ -10,7 +10,7 @@
 //! `max(e_a, e_b)`.
 
 use super::body::{Body, BodyKind};
-use super::collision::broad_phase::{BroadPhase, ProxyId, ProxyKind};
+use super::collision::broad_phase::{BroadPhase, MovedProxies, ProxyKind};
 use super::collision::{self, Manifold, ManifoldPoint};
 use super::growth::{reserve_total, resize_total};
 use super::handle::Arena;
@@ -664,8 +664,8 @@ impl Outcome {
 /// the margin: bodies falling together do not pair (Box2D v3 sweeps against static shapes
 /// only too); without it the fat box is the reach (the other solvers: their results are
 /// the solver matrix's baselines). The boxes are computed across `threads` (runs of the
-/// awake list; a shape belongs to one body); the tree then takes the boxes that moved on
-/// this thread, in awake order.
+/// awake list; a shape belongs to one body), and the tree takes the boxes that moved by
+/// the same parts (`BroadPhase::mark_proxies_reaching_split`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn move_proxies(
     bodies: &Arena<Body>,
@@ -678,7 +678,7 @@ pub(crate) fn move_proxies(
     threads: &Threads,
 ) {
     let worth_it = awake.len() >= MIN_MOVED_BODIES_PER_THREAD * threads.count();
-    let mut moved: Vec<Padded<Vec<(ProxyId, Aabb, Aabb)>>> = Vec::new();
+    let mut moved: Vec<Padded<MovedProxies>> = Vec::new();
     let shared = shapes.shared();
     let reaches = broad_phase.reaches();
     let parts = threads.runs_into(awake.len(), worth_it, &mut moved, |run, moved| {
@@ -692,9 +692,7 @@ pub(crate) fn move_proxies(
             move_body_boxes(b, shape_at, reaches, (h, predict, split), moved);
         }
     });
-    for &(proxy, stored, reach) in moved[..parts].iter().flat_map(|part| part.iter()) {
-        broad_phase.mark_proxy_reaching(proxy, stored, reach);
-    }
+    broad_phase.mark_proxies_reaching_split(&moved[..parts], worth_it, threads);
 }
 
 /// One body's shapes: the tight box of this step; for a swept box that left its reach, a
@@ -709,7 +707,7 @@ fn move_body_boxes<'a>(
     shape_at: impl Fn(usize) -> &'a mut Shape,
     reaches: &[Aabb],
     (h, predict, split): (f32, bool, bool),
-    moved: &mut Vec<(ProxyId, Aabb, Aabb)>,
+    moved: &mut MovedProxies,
 ) {
     let xf = b.transform();
     let sweep = b.linear_velocity * h;

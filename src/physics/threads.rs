@@ -1,5 +1,5 @@
 //! The world's threads: how the broad phase's pair walk, the narrow phase, the
-//! colour-by-colour solve, the contact prepare's lane writes, the impulse store, the
+//! colour-by-colour solve, the contact prepare's gather and lane writes, the impulse store, the
 //! integration and the passes over the awake bodies (proxy boxes, solver bodies, their
 //! write-back, the quarantine's speed caps, clearing forces) are split across workers
 //! (feature `parallel`, through the team of `pool.rs`), with results identical for any thread
@@ -28,8 +28,15 @@
 //!   integration each body from one thread (`chunks_mut`), the passes over the awake bodies
 //!   each body and its shapes from one thread (runs of the awake list, `ranges`,
 //!   `Arena::shared`): per-item work, the same whoever does it. What such a pass hands on
-//!   (the proxies to move in the tree, the bodies to freeze) is taken afterwards in run
-//!   order, which is awake order.
+//!   (the bodies to freeze, the move buffer) is taken afterwards in run order, which is
+//!   awake order. The proxies that moved are given their boxes in the tree by the parts
+//!   that computed them; the flags above them, which two parts may share, are set
+//!   atomically and only ever set, so the flagged nodes, and the tree their rebuild
+//!   makes, are the same whoever sets them (`DynamicTree::mark_proxies_with`).
+//! - The prepare's gather of the touching contacts reads runs of the narrow phase's list,
+//!   each into a list of its own, copied into place in run order, which is contact order
+//!   (`ContactSolver::gather_active`); the touching bodies are marked the same way (a
+//!   body marked by two runs is marked).
 //! - The joints solved one by one (`solver/joints.rs`) run level by level: a joint's level
 //!   is one more than that of the joints before it on either of its moving bodies, so the
 //!   joints of a level share no moving body, and each body meets its joints in the

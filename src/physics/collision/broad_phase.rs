@@ -28,7 +28,11 @@
 use super::dynamic_tree::{DynamicTree, ProxyFilter};
 use crate::physics::math::{Aabb, Vec2};
 use crate::physics::settings::AABB_MARGIN;
-use crate::physics::threads::{Padded, Threads};
+use crate::physics::threads::{DisjointMut, Padded, Threads};
+
+/// Proxies given new boxes by the step, each with its stored box and its reach
+/// (`BroadPhase::mark_proxies_reaching_split`).
+pub(crate) type MovedProxies = Vec<(ProxyId, Aabb, Aabb)>;
 
 /// Which tree a proxy lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -271,9 +275,52 @@ impl BroadPhase {
 
     /// [`BroadPhase::enlarge_proxy_reaching`] as the step does it: the moving tree's boxes
     /// above the proxy are left for the next update's rebuild to compute
-    /// (`DynamicTree::mark_proxy`), and nothing may query the tree until that update.
+    /// (`DynamicTree::mark_proxies_with`), and nothing may query the tree until that
+    /// update. One proxy on one thread (the tests' reference for
+    /// `mark_proxies_reaching_split`).
+    #[cfg(test)]
     pub(crate) fn mark_proxy_reaching(&mut self, proxy: ProxyId, stored: Aabb, reach: Aabb) {
         self.give_box(proxy, (stored, reach), DynamicTree::mark_proxy);
+    }
+
+    /// [`BroadPhase::mark_proxy_reaching`] for every proxy in `lists` (each a list of
+    /// `(proxy, stored box, reach)`; no proxy twice in them): the moving proxies' leaves,
+    /// the flags above them and their reaches written across `threads` (`split_fine`, as
+    /// `worth_it` makes it, each part its share of the lists), the rest (static proxies
+    /// re-inserted, the move buffer) then in order on this thread. The same tree, reaches
+    /// and buffer as marking one proxy at a time; on the joint grid, 7,000 moved proxies a
+    /// step, that one-thread pass was 0.2 ms.
+    pub(crate) fn mark_proxies_reaching_split(
+        &mut self,
+        lists: &[Padded<MovedProxies>],
+        worth_it: bool,
+        threads: &Threads,
+    ) {
+        let [_, moving_tree] = &mut self.trees;
+        let reach = DisjointMut::new(&mut self.reach);
+        moving_tree.mark_proxies_with(|marks| {
+            threads.split_fine(worth_it, |part, parts| {
+                for list in lists.iter().skip(part).step_by(parts) {
+                    for &(proxy, stored, proxy_reach) in list.iter() {
+                        if proxy.kind() == ProxyKind::Moving {
+                            let id = proxy.tree_id();
+                            // SAFETY: no proxy is in two lists or twice in one, and each
+                            // list is this part's alone: the leaf and the reach are too.
+                            unsafe {
+                                marks.mark(id, stored);
+                                *reach.get(id as usize) = proxy_reach;
+                            }
+                        }
+                    }
+                }
+            });
+        });
+        for &(proxy, stored, _) in lists.iter().flat_map(|list| list.iter()) {
+            match proxy.kind() {
+                ProxyKind::Static => self.reinsert_proxy(proxy, stored),
+                ProxyKind::Moving => self.buffer_move(proxy, false),
+            }
+        }
     }
 
     /// A static proxy re-inserted with `stored`; a moving one given `stored` in the tree by

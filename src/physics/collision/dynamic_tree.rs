@@ -27,7 +27,7 @@
 use crate::physics::math::{Aabb, Vec2};
 use crate::physics::threads::{DisjointMut, Threads};
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Subtree pairs per thread that `DynamicTree::overlapping_pairs_split` hands out (enough
 /// that a thread with a big one is caught up by the others).
@@ -150,6 +150,56 @@ impl Node {
     #[inline]
     fn is_leaf(&self) -> bool {
         self.child_a == NULL
+    }
+}
+
+/// A tree's nodes shared by the threads that mark its moved proxies
+/// (`DynamicTree::mark_proxies_with`): each writes its own proxies' leaves, and the flags
+/// of their ancestors, which several may share, are set through atomics.
+pub(crate) struct Marks<'a> {
+    nodes: *mut Node,
+    len: usize,
+    /// Some leaf was given a new box (the tree is stale until its rebuild).
+    any: AtomicBool,
+    _nodes: std::marker::PhantomData<&'a mut [Node]>,
+}
+
+// SAFETY: the users of `mark` promise that no proxy is marked by two threads at once;
+// what two marks may share (ancestors' flags) is atomic, and what they read of the
+// ancestors (the parent links) nothing writes.
+unsafe impl Sync for Marks<'_> {}
+
+impl Marks<'_> {
+    /// Give `proxy` the box `aabb`, unless it has it, and flag its ancestors up to the
+    /// first flagged one (`DynamicTree::mark_proxies_with`).
+    ///
+    /// # Safety
+    /// `proxy` is a live proxy of the tree, which no other thread marks at the same time.
+    pub(crate) unsafe fn mark(&self, proxy: u32, aabb: Aabb) {
+        debug_assert!((proxy as usize) < self.len, "{proxy} is not a live proxy");
+        // SAFETY: the leaf is in the array and this thread's alone (the caller); the
+        // ancestors' parent links are only read, their flags only used atomically (and
+        // `AtomicBool` has the layout of `bool`). No reference to a whole node is made.
+        unsafe {
+            let leaf = self.nodes.add(proxy as usize);
+            debug_assert!((*leaf).height == 0 && (*leaf).child_a == NULL);
+            if (*leaf).aabb == aabb {
+                return;
+            }
+            (*leaf).aabb = finite_box(aabb);
+            self.any.store(true, Ordering::Relaxed);
+            let mut index = (*leaf).parent;
+            while index != NULL {
+                debug_assert!((index as usize) < self.len);
+                let node = self.nodes.add(index as usize);
+                let flag = &*(std::ptr::addr_of!((*node).enlarged) as *const AtomicBool);
+                if flag.load(Ordering::Relaxed) {
+                    break;
+                }
+                flag.store(true, Ordering::Relaxed);
+                index = (*node).parent;
+            }
+        }
     }
 }
 
@@ -327,18 +377,39 @@ impl DynamicTree {
         }
     }
 
-    /// Give a proxy a new box and flag its ancestors for the next [`DynamicTree::rebuild`],
-    /// without growing their boxes: what `enlarge_proxy` does up to the box unions, which
-    /// the rebuild recomputes anyway (it rebuilds the flagged nodes from the subtrees
-    /// below them), so the rebuilt tree is the same. Until that rebuild the boxes above
-    /// the leaf may not cover it: nothing may query or walk the tree in between. When
-    /// most proxies move (a swinging grid, a turning drum) every ancestor was grown up to
-    /// the root, which cost more than the rebuild.
+    /// One proxy marked on one thread, as `Marks::mark` does it (the tests' reference).
+    #[cfg(test)]
     pub(crate) fn mark_proxy(&mut self, proxy: u32, aabb: Aabb) {
         self.check_proxy(proxy);
         self.nodes[proxy as usize].aabb = finite_box(aabb);
         self.stale = true;
         self.flag_up_from(self.nodes[proxy as usize].parent);
+    }
+
+    /// Give proxies new boxes and flag their ancestors for the next
+    /// [`DynamicTree::rebuild`], without growing the ancestors' boxes: what
+    /// `enlarge_proxy` does up to the box unions, which the rebuild recomputes anyway (it
+    /// rebuilds the flagged nodes from the subtrees below them), so the rebuilt tree is
+    /// the same. Until that rebuild the boxes above a marked leaf may not cover it: nothing
+    /// may query or walk the tree in between. When most proxies move (a swinging grid, a
+    /// turning drum) every ancestor was grown up to the root, which cost more than the
+    /// rebuild.
+    ///
+    /// `f` is given the tree's `Marks`, which several threads may use together, each for
+    /// its own proxies (`Marks::mark`). The flags set are the same whoever sets them, so
+    /// the tree the next rebuild makes is too.
+    pub(crate) fn mark_proxies_with<R>(&mut self, f: impl FnOnce(&Marks) -> R) -> R {
+        let marks = Marks {
+            nodes: self.nodes.as_mut_ptr(),
+            len: self.nodes.len(),
+            any: AtomicBool::new(false),
+            _nodes: std::marker::PhantomData,
+        };
+        let result = f(&marks);
+        if marks.any.into_inner() {
+            self.stale = true;
+        }
+        result
     }
 
     /// Rebuild the flagged part of the tree (Box2D v3's partial rebuild): every flagged

@@ -216,10 +216,35 @@ fn marked_proxies_rebuilt_across_threads_give_the_enlarged_tree() {
     for round in 0..8 {
         // From a few proxies to nearly all of them (a swinging grid moves most).
         let share = [0.02, 0.3, 0.9, 1.0][round % 4];
+        let before_marks = marked.clone();
+        let mut boxes = Vec::new();
         let moved = shift_some(&mut rng, &mut live, share, |p, b| {
             enlarged.enlarge_proxy(p, b);
             marked.mark_proxy(p, b);
+            boxes.push((p, b));
         });
+        // The same marks from several threads at once, shared ancestors and all: the same
+        // leaves and flags (two proxies are given their boxes again: no change, no flag).
+        for threads in &teams[1..] {
+            let mut tree = before_marks.clone();
+            tree.mark_proxies_with(|marks| {
+                threads.split(true, |part, parts| {
+                    for &(p, b) in boxes.iter().skip(part).step_by(parts) {
+                        // SAFETY: each proxy is in one part, and live.
+                        unsafe { marks.mark(p, b) };
+                    }
+                });
+            });
+            assert!(tree.structure() == marked.structure(), "round {round}");
+        }
+        let mut tree = marked.clone();
+        tree.mark_proxies_with(|marks| {
+            for &(p, _) in &live[..2] {
+                // SAFETY: one thread, live proxies.
+                unsafe { marks.mark(p, marked.fat_aabb(p)) };
+            }
+        });
+        assert!(tree.structure() == marked.structure(), "round {round}");
         // An insertion and a removal before the rebuild (the step makes none there): the
         // marked tree's boxes are not grown, so the insertion may pick another place, but
         // the rebuilt tree is still whole and exact.
