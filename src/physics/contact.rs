@@ -955,8 +955,9 @@ impl ContactSet {
     /// touching contact must wake.
     ///
     /// Each contact is updated from the bodies and shapes alone (across `threads`); what it
-    /// reports (`Outcome`) is gathered afterwards in contact order, so the result is the
-    /// same for any thread count.
+    /// reports (`Outcome`) is summed by each chunk of contacts and the chunks' sums joined
+    /// in contact order (`Threads::map_mut_fold`), so the result is the same for any thread
+    /// count.
     pub(crate) fn update_manifolds(
         &mut self,
         bodies: &Arena<Body>,

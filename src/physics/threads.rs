@@ -35,8 +35,9 @@
 //!   makes, are the same whoever sets them (`DynamicTree::mark_proxies_with`).
 //! - The prepare's gather of the touching contacts reads runs of the narrow phase's list,
 //!   each into a list of its own, copied into place in run order, which is contact order
-//!   (`ContactSolver::gather_active`); the touching bodies are marked the same way (a
-//!   body marked by two runs is marked).
+//!   (`ContactSolver::gather_active`). The touching bodies are marked from runs of the
+//!   same list into one array, by atomic stores that only ever set a mark (a body marked
+//!   by two runs is marked), so the marks are the same whoever sets them.
 //! - The joints solved one by one (`solver/joints.rs`) run level by level: a joint's level
 //!   is one more than that of the joints before it on either of its moving bodies, so the
 //!   joints of a level share no moving body, and each body meets its joints in the

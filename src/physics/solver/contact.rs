@@ -1116,7 +1116,8 @@ mod tests {
     }
 
     /// `gather_active` gives the same lists at 1, 2 and 3 threads, read from the narrow
-    /// phase's list or from the contacts, as a plain filter of them would, and says the
+    /// phase's list (in place on one thread, through the parts' lists on more), as a plain
+    /// filter of it would, and says the
     /// lists are unchanged exactly when they are (the same list again; one entry's pair
     /// changed; one contact more or fewer).
     #[test]
