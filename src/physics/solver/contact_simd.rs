@@ -16,10 +16,10 @@
 //!   runs the same IEEE operations in the same order and never looks at another lane, so a
 //!   constraint gives bitwise the same result alone (`f32`), in four, eight or sixteen lanes
 //!   (the tests below and in `step.rs` check it).
-//! - Width: sixteen lanes (`F32x16`) when the CPU has AVX-512F and the step has at most
-//!   `SIXTEEN_LANES_MAX_CONSTRAINTS` constraints, else eight (`F32x8`) when it has AVX2,
-//!   else four (`F32x4`); the choice is made at run time, every build; the wide copies of
-//!   the loops are `#[target_feature]` functions in `avx2` and `avx512` below
+//! - Width: sixteen lanes (`F32x16`) when the CPU has AVX-512F, else eight (`F32x8`) when
+//!   it has AVX2, else four (`F32x4`) (`WideContacts::next_width`); the choice is made at
+//!   run time, every build; the wide copies of the loops are `#[target_feature]` functions
+//!   in `avx2` and `avx512` below
 //!   (`wide_entry_points!`). `force_four_lanes`, `force_eight_lanes` and `force_one_lane`
 //!   (every constraint through the one-lane path) exist for the tests that compare the
 //!   widths (`World::set_lanes`).
@@ -1137,7 +1137,7 @@ impl WideContacts {
             .color_pairs(bodies.len(), (pairs, same_pairs), |i| {
                 bodies[i].inv_mass == 0.0 && bodies[i].inv_inertia == 0.0
             });
-        let width = self.next_width(pairs.len());
+        let width = self.next_width();
         self.colours_kept = kept;
         let last_key = self.lanes_key.take();
         let (key, refresh) = match lanes {
@@ -1216,35 +1216,35 @@ impl WideContacts {
         );
     }
 
-    /// The width of the next build's batches for `constraints` constraints: the widest the
-    /// CPU has and the `force_` flags allow, sixteen only up to
-    /// `SIXTEEN_LANES_MAX_CONSTRAINTS` (and back from eight to sixteen only an eighth below
-    /// it: a count that hovers at the limit does not switch widths, and lay the batches out
-    /// afresh, every step).
-    fn next_width(&self, constraints: usize) -> usize {
+    /// The width of the next build's batches: the widest the CPU has and the `force_` flags
+    /// allow.
+    ///
+    /// Sixteen lanes whatever the step's size. The passes are bound by the kernel's chain
+    /// of dependent operations, which a wider word runs for twice the constraints. (Sixteen
+    /// were once kept to steps of at most 16,384 constraints: without the passes asking for
+    /// sixteen-lane batches ahead (`PASS_AHEAD`), the biggest scenes' warm start and
+    /// prepare cost more than the solve and relax passes saved. With it, on this AMD Zen 4,
+    /// many pyramids' 58,000 contacts, medians of alternating runs, ms a step: one thread
+    /// 10.38 -> 10.28 (colour passes 4.92 -> 4.51, prepare 1.15 -> 1.50); two threads
+    /// 6.12 -> 5.92. One thread: washer 9.18 -> 8.82, smash 8.06 -> 7.67.)
+    fn next_width(&self) -> usize {
         if self.force_one_lane || self.force_four_lanes {
             return 4;
         }
         #[cfg(target_arch = "x86_64")]
         {
-            let limit = if self.width == 8 {
-                SIXTEEN_LANES_MAX_CONSTRAINTS - SIXTEEN_LANES_MAX_CONSTRAINTS / 8
-            } else {
-                SIXTEEN_LANES_MAX_CONSTRAINTS
-            };
-            if !self.force_eight_lanes && constraints <= limit && avx512_available() {
+            if !self.force_eight_lanes && avx512_available() {
                 return 16;
             }
             if avx2_available() {
                 return 8;
             }
         }
-        let _ = constraints;
         4
     }
 
-    /// Free the batches of every width but `width` (1: none kept): a world whose contact
-    /// count crosses `SIXTEEN_LANES_MAX_CONSTRAINTS` would otherwise hold the room of both.
+    /// Free the batches of every width but `width` (1: none kept): a world whose width
+    /// changes (`World::set_lanes`) would otherwise hold the room of both.
     fn keep_only(&mut self, width: usize) {
         fn free_unless<T>(keep: bool, v: &mut Vec<T>) {
             if !keep {
@@ -1636,17 +1636,6 @@ pub(crate) fn prefetch_whole<T>(item: *const T) {
     let _ = item;
 }
 
-/// Most constraints a step batches sixteen wide (when the CPU has AVX-512F); above it,
-/// eight. The passes over a few thousand batches are bound by the kernel's chain of
-/// dependent operations, which a wider word runs for twice the constraints; over tens of
-/// thousands they stream from memory, and the sixteen-lane prepare costs more than the
-/// passes save (medians of alternating runs, ms a step, eight against sixteen lanes: the
-/// large pyramid's 14,950 contacts, one thread: colour passes 1.191 -> 1.069, prepare
-/// 0.244 -> 0.221; two threads: 0.730 -> 0.665; the many pyramids' 58,000: colour passes
-/// 4.931 -> 4.854, prepare 1.160 -> 1.467; the washer's 25,000 churning: prepare 1.224 ->
-/// 1.494).
-const SIXTEEN_LANES_MAX_CONSTRAINTS: usize = 16_384;
-
 /// Constraints per thread below which `write_lanes` and `store_impulses` stay on one
 /// thread (waking the team costs more).
 const MIN_SPLIT: usize = 2048;
@@ -1863,7 +1852,12 @@ fn finish_lanes4(
 /// Warm start: apply the accumulated impulses.
 #[inline(always)]
 fn warm_start<W: Wide>(batches: &[ContactBatch<W>], bodies: &mut [SolverBody]) {
-    for batch in batches {
+    for (k, batch) in batches.iter().enumerate() {
+        if W::LANES >= PREFETCH_PASS_LANES {
+            if let Some(ahead) = batches.get(k + PASS_AHEAD) {
+                prefetch_whole(ahead);
+            }
+        }
         let mut a = gather(bodies, &batch.index_a, false);
         let mut b = gather(bodies, &batch.index_b, false);
         batch.warm_start(&mut a, &mut b);
@@ -1871,6 +1865,16 @@ fn warm_start<W: Wide>(batches: &[ContactBatch<W>], bodies: &mut [SolverBody]) {
         scatter(bodies, &batch.store_b, &b);
     }
 }
+
+/// How many batches ahead the warm start, solve and relax passes ask for a batch, when it
+/// is at least `PREFETCH_PASS_LANES` wide.
+const PASS_AHEAD: usize = 2;
+
+/// The narrowest batch the passes ask for ahead. A sixteen-lane batch is 31 lines whose
+/// fields the kernel reads out of order (many pyramids, one thread, AMD Zen 4, medians of
+/// alternating runs, ms a step: warm start 1.60 -> 1.20, solve 1.85 -> 1.83); eight lanes
+/// came in in time without (there the asking cost more: solve 2.03 -> 2.13).
+const PREFETCH_PASS_LANES: usize = 16;
 
 /// One solve (`use_bias`) or relax pass over every batch.
 #[inline(always)]
@@ -1881,7 +1885,13 @@ fn solve<W: Wide>(
     use_bias: bool,
 ) {
     let step = StepW::new(ctx);
-    for batch in batches {
+    for k in 0..batches.len() {
+        if W::LANES >= PREFETCH_PASS_LANES {
+            if let Some(ahead) = batches.get(k + PASS_AHEAD) {
+                prefetch_whole(ahead);
+            }
+        }
+        let batch = &mut batches[k];
         let mut a = gather(bodies, &batch.index_a, true);
         let mut b = gather(bodies, &batch.index_b, true);
         batch.solve(&mut a, &mut b, &step, use_bias);
@@ -2512,8 +2522,8 @@ mod tests {
         );
     }
 
-    /// A build at another width frees the batches of the last: a world whose contact count
-    /// crosses `SIXTEEN_LANES_MAX_CONSTRAINTS` holds the room of one width, not two.
+    /// A build at another width frees the batches of the last: a world whose width changes
+    /// holds the room of one width, not two.
     #[test]
     fn a_change_of_width_frees_the_other_batches() {
         let ctx = soft_context();

@@ -34,8 +34,7 @@
 //! - `wide`: `F32x4`, the four-lane SIMD word, and the `Wide` trait the kernels use (`f32`
 //!   is its one-lane case).
 //! - `wide8`: `F32x8`, the eight-lane AVX2 word (x86_64, chosen at run time).
-//! - `wide16`: `F32x16`, the sixteen-lane AVX-512F word (x86_64, chosen at run time; the
-//!   contact batches of steps with at most 16,384 constraints).
+//! - `wide16`: `F32x16`, the sixteen-lane AVX-512F word (x86_64, chosen at run time).
 //! - `softness`: the soft-constraint coefficients shared by soft contacts and joints.
 //!
 //! The world calls the drivers from `World::step` (`world.rs`).
