@@ -148,7 +148,6 @@ impl Threads {
         fold: impl Fn(&mut A, &[T], &[U]) + Sync,
     ) -> usize {
         assert_eq!(items.len(), out.len(), "one output per item");
-        let len = items.len();
         // Each `FOLD_BLOCK` items mapped, then folded.
         let map_and_fold = |items: &mut [T], out: &mut [U], first: usize, acc: &mut A| {
             for (k, (items, out)) in items
@@ -164,6 +163,7 @@ impl Threads {
         if let Some(pool) = &self.pool {
             // Several chunks per thread, so a thread with expensive pairs, or one the
             // operating system parks, does not hold the others up.
+            let len = items.len();
             let chunk = len.div_ceil(8 * self.count()).max(16);
             let chunks = len.div_ceil(chunk);
             accs.clear();
