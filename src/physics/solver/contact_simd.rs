@@ -19,10 +19,9 @@
 //! - Width: sixteen lanes (`F32x16`) when the CPU has AVX-512F, else eight (`F32x8`) when
 //!   it has AVX2, else four (`F32x4`) (`WideContacts::next_width`); the choice is made at
 //!   run time, every build; the wide copies of the loops are `#[target_feature]` functions
-//!   in `avx2` and `avx512` below
-//!   (`wide_entry_points!`). `force_four_lanes`, `force_eight_lanes` and `force_one_lane`
-//!   (every constraint through the one-lane path) exist for the tests that compare the
-//!   widths (`World::set_lanes`).
+//!   in `avx2` and `avx512` below (`wide_entry_points!`). `force_four_lanes`,
+//!   `force_eight_lanes` and `force_one_lane` (every constraint through the one-lane path)
+//!   exist for the tests that compare the widths (`World::set_lanes`).
 //! - Each colour is cut into batches of `LANES` (`ContactBatch`); the last batch of a colour is
 //!   padded with empty lanes (static body 0 on both sides, all masses zero: their impulses
 //!   stay exactly zero). Batches are stored colour after colour in one array and solved in
@@ -1853,11 +1852,7 @@ fn finish_lanes4(
 #[inline(always)]
 fn warm_start<W: Wide>(batches: &[ContactBatch<W>], bodies: &mut [SolverBody]) {
     for (k, batch) in batches.iter().enumerate() {
-        if W::LANES >= PREFETCH_PASS_LANES {
-            if let Some(ahead) = batches.get(k + PASS_AHEAD) {
-                prefetch_whole(ahead);
-            }
-        }
+        prefetch_pass_ahead(batches, k);
         let mut a = gather(bodies, &batch.index_a, false);
         let mut b = gather(bodies, &batch.index_b, false);
         batch.warm_start(&mut a, &mut b);
@@ -1876,6 +1871,17 @@ const PASS_AHEAD: usize = 2;
 /// came in in time without (there the asking cost more: solve 2.03 -> 2.13).
 const PREFETCH_PASS_LANES: usize = 16;
 
+/// Ask for batch `k + PASS_AHEAD` when the batches are at least `PREFETCH_PASS_LANES` wide
+/// (a pass's loop, at batch `k`).
+#[inline(always)]
+fn prefetch_pass_ahead<W: Wide>(batches: &[ContactBatch<W>], k: usize) {
+    if W::LANES >= PREFETCH_PASS_LANES {
+        if let Some(ahead) = batches.get(k + PASS_AHEAD) {
+            prefetch_whole(ahead);
+        }
+    }
+}
+
 /// One solve (`use_bias`) or relax pass over every batch.
 #[inline(always)]
 fn solve<W: Wide>(
@@ -1886,11 +1892,7 @@ fn solve<W: Wide>(
 ) {
     let step = StepW::new(ctx);
     for k in 0..batches.len() {
-        if W::LANES >= PREFETCH_PASS_LANES {
-            if let Some(ahead) = batches.get(k + PASS_AHEAD) {
-                prefetch_whole(ahead);
-            }
-        }
+        prefetch_pass_ahead(batches, k);
         let batch = &mut batches[k];
         let mut a = gather(bodies, &batch.index_a, true);
         let mut b = gather(bodies, &batch.index_b, true);
