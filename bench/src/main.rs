@@ -22,6 +22,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod box2d_port;
+mod cores;
 mod impulse_port;
 mod rapier_port;
 mod scenes;
@@ -33,6 +34,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use cores::Placement;
 use scenes::SceneSpec;
 
 // ---------------------------------------------------------------------------------------------
@@ -207,6 +209,15 @@ impl Engine {
         })
     }
 
+    /// Threads the engine runs on.
+    fn threads(self) -> usize {
+        match self {
+            Engine::ImpulseThreads => IMPULSE_THREADS,
+            Engine::Box2d { workers, .. } => workers,
+            _ => 1,
+        }
+    }
+
     fn label(self) -> &'static str {
         match self {
             Engine::Impulse => "Impulse",
@@ -274,6 +285,9 @@ impl EndState {
 enum Outcome {
     Ran {
         ms_per_step: Vec<f64>,
+        /// Per repeat, for engines on two threads or more: the cores' round trip in ns, the
+        /// larger of before and after the run (`cores::round_trip_ns`); `None` on one thread.
+        trips: Vec<Option<f64>>,
         end: EndState,
         /// Stage times of the last run (`--profile`).
         profile: Option<StageTimes>,
@@ -403,6 +417,7 @@ fn bench_scene(
                 e,
                 Outcome::Ran {
                     ms_per_step: Vec::new(),
+                    trips: Vec::new(),
                     end: EndState {
                         top_y: f32::NAN,
                         row_mean_y: f32::NAN,
@@ -426,16 +441,26 @@ fn bench_scene(
                 repeats,
                 engine.label()
             );
+            let before = (engine.threads() > 1).then(cores::round_trip_ns);
             match run_once(*engine, spec, steps) {
                 Ok((ms, state, stages)) => {
-                    eprintln!(" {ms:.3} ms/step, end {}", state.text());
+                    let trip = before.map(|b| b.max(cores::round_trip_ns()));
+                    match trip {
+                        Some(t) => eprintln!(
+                            " {ms:.3} ms/step, end {}, cores {t:.0} ns apart",
+                            state.text()
+                        ),
+                        None => eprintln!(" {ms:.3} ms/step, end {}", state.text()),
+                    }
                     if let Outcome::Ran {
                         ms_per_step,
+                        trips,
                         end,
                         profile,
                     } = outcome
                     {
                         ms_per_step.push(ms);
+                        trips.push(trip);
                         *end = state;
                         *profile = stages;
                     }
@@ -482,12 +507,45 @@ impl SceneResult {
     }
 
     fn ms(&self, engine: Engine, stat: Stat) -> Option<f64> {
+        self.ms_placed(engine, stat, Placement::Any, 0.0)
+            .map(|(ms, _)| ms)
+    }
+
+    /// `engine`'s ms by `stat` over the repeats `placement` keeps (`least`: the least round
+    /// trip of the bench run), and how many repeats that was; `None` when none.
+    fn ms_placed(
+        &self,
+        engine: Engine,
+        stat: Stat,
+        placement: Placement,
+        least: f64,
+    ) -> Option<(f64, usize)> {
         match self.outcome(engine) {
-            Outcome::Ran { ms_per_step, .. } if !ms_per_step.is_empty() => {
-                Some(stat.of(ms_per_step))
+            Outcome::Ran {
+                ms_per_step, trips, ..
+            } => {
+                let kept: Vec<f64> = ms_per_step
+                    .iter()
+                    .zip(trips)
+                    .filter(|(_, &t)| placement.keeps(t, least))
+                    .map(|(&ms, _)| ms)
+                    .collect();
+                (!kept.is_empty()).then(|| (stat.of(&kept), kept.len()))
             }
             _ => None,
         }
+    }
+
+    /// The least and greatest round trip of this scene's two-thread repeats.
+    fn trip_range(&self) -> Option<(f64, f64)> {
+        let trips = self.outcomes.iter().flat_map(|(_, o)| match o {
+            Outcome::Ran { trips, .. } => trips.iter().flatten().copied().collect(),
+            _ => Vec::new(),
+        });
+        trips.fold(None, |range, t| match range {
+            None => Some((t, t)),
+            Some((lo, hi)) => Some((f64::min(lo, t), f64::max(hi, t))),
+        })
     }
 
     fn ms_text(&self, engine: Engine, stat: Stat) -> String {
@@ -857,6 +915,67 @@ fn time_table(out: &mut String, results: &[SceneResult], stat: Stat) {
     }
 }
 
+/// The two-thread columns again, split by how far apart the two cores were during each
+/// repeat (`cores.rs`): the repeats run with the cores near each other, and those run with
+/// them far apart, so that each engine is compared with its peers under the same placement.
+fn placement_tables(out: &mut String, results: &[SceneResult]) {
+    let ranges: Vec<(f64, f64)> = results.iter().filter_map(SceneResult::trip_range).collect();
+    let Some(least) = ranges.iter().map(|r| r.0).min_by(f64::total_cmp) else {
+        return;
+    };
+    let most = ranges.iter().map(|r| r.1).fold(least, f64::max);
+    let _ = writeln!(
+        out,
+        "\n### Two threads, by where the host placed the two cores\n\nBefore and after each \
+         two-thread repeat the bench times a cache line's round trip between two threads \
+         (`bench/src/cores.rs`); a repeat is \"near\" when the larger of the two was at most \
+         {NEAR_FACTOR} x the least of the run ({least:.0} ns), else \"far\". This run: {least:.0} \
+         to {most:.0} ns. Each cell: median ms per step / fastest (repeats kept); ratios of \
+         Impulse 2t to the faster Box2D 2w build, medians / fastest.\n",
+        NEAR_FACTOR = cores::NEAR_FACTOR,
+    );
+    let engines = [Engine::ImpulseThreads, BOX2D_SSE2_2W, BOX2D_AVX2_2W];
+    let _ = writeln!(
+        out,
+        "| scene | cores apart (ns) | near: Impulse 2t | Box2D SSE2 2w | Box2D AVX2 2w | Impulse 2t / best 2w | far: Impulse 2t | Box2D SSE2 2w | Box2D AVX2 2w | Impulse 2t / best 2w |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|");
+    for r in results {
+        let range = r
+            .trip_range()
+            .map_or("-".to_string(), |(lo, hi)| format!("{lo:.0}-{hi:.0}"));
+        let mut cells = vec![r.spec_name.to_string(), range];
+        for placement in [Placement::Near, Placement::Far] {
+            let cell = |e: Engine| match (
+                r.ms_placed(e, Stat::Median, placement, least),
+                r.ms_placed(e, Stat::Fastest, placement, least),
+            ) {
+                (Some((median, n)), Some((fastest, _))) => {
+                    format!("{median:.3} / {fastest:.3} ({n})")
+                }
+                _ => "-".to_string(),
+            };
+            for e in engines {
+                cells.push(cell(e));
+            }
+            let ratio = |stat: Stat| {
+                let ours = r.ms_placed(Engine::ImpulseThreads, stat, placement, least)?;
+                let best = BOX2D_TWO
+                    .iter()
+                    .filter_map(|&e| r.ms_placed(e, stat, placement, least))
+                    .map(|(ms, _)| ms)
+                    .min_by(f64::total_cmp)?;
+                Some(ours.0 / best)
+            };
+            cells.push(match (ratio(Stat::Median), ratio(Stat::Fastest)) {
+                (Some(m), Some(f)) => format!("{m:.2} / {f:.2}"),
+                _ => "-".to_string(),
+            });
+        }
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+}
+
 fn report(results: &[SceneResult], memory: &[Vec<MemoryRow>]) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -874,6 +993,7 @@ fn report(results: &[SceneResult], memory: &[Vec<MemoryRow>]) -> String {
          runs, the measure least moved by other work on the machine, which only ever adds time.\n"
     );
     time_table(&mut out, results, Stat::Fastest);
+    placement_tables(&mut out, results);
     let _ = writeln!(
         out,
         "\n### End state: top / row mean / touching pairs (smash: x; the others: y)\n"
