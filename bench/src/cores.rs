@@ -79,25 +79,25 @@ fn one_measurement() -> f64 {
 pub enum Placement {
     /// Every repeat.
     Any,
-    /// Repeats whose trips (before and after) were at most `NEAR_FACTOR` times the least
-    /// trip of the whole bench run.
+    /// Repeats whose trips (before and after) were at most `NEAR_FACTOR` times the
+    /// reference trip of the whole bench run (its lower quartile).
     Near,
     /// The others.
     Far,
 }
 
-/// A repeat is "near" when its trips were at most this many times the run's least.
+/// A repeat is "near" when its trips were at most this many times the run's reference.
 pub const NEAR_FACTOR: f64 = 2.0;
 
 impl Placement {
     /// Whether a repeat with round trip `trip` (the larger of before and after; `None` for
-    /// a one-thread run) is kept, `least` being the least trip of the bench run.
-    pub fn keeps(self, trip: Option<f64>, least: f64) -> bool {
+    /// a one-thread run) is kept, `reference` being the bench run's reference trip.
+    pub fn keeps(self, trip: Option<f64>, reference: f64) -> bool {
         match (self, trip) {
             (Placement::Any, _) => true,
             (_, None) => false,
-            (Placement::Near, Some(t)) => t <= NEAR_FACTOR * least,
-            (Placement::Far, Some(t)) => t > NEAR_FACTOR * least,
+            (Placement::Near, Some(t)) => t <= NEAR_FACTOR * reference,
+            (Placement::Far, Some(t)) => t > NEAR_FACTOR * reference,
         }
     }
 }
@@ -107,14 +107,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn placement_splits_repeats_by_the_least_trip() {
-        let least = 60.0;
-        assert!(Placement::Near.keeps(Some(110.0), least));
-        assert!(!Placement::Far.keeps(Some(110.0), least));
-        assert!(Placement::Far.keeps(Some(350.0), least));
-        assert!(!Placement::Near.keeps(Some(350.0), least));
-        assert!(!Placement::Near.keeps(None, least));
-        assert!(Placement::Any.keeps(None, least));
+    fn placement_splits_repeats_by_the_reference_trip() {
+        let reference = 60.0;
+        assert!(Placement::Near.keeps(Some(110.0), reference));
+        assert!(!Placement::Far.keeps(Some(110.0), reference));
+        assert!(Placement::Far.keeps(Some(350.0), reference));
+        assert!(!Placement::Near.keeps(Some(350.0), reference));
+        assert!(!Placement::Near.keeps(None, reference));
+        assert!(Placement::Any.keeps(None, reference));
     }
 
     #[test]

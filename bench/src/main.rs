@@ -511,14 +511,14 @@ impl SceneResult {
             .map(|(ms, _)| ms)
     }
 
-    /// `engine`'s ms by `stat` over the repeats `placement` keeps (`least`: the least round
-    /// trip of the bench run), and how many repeats that was; `None` when none.
+    /// `engine`'s ms by `stat` over the repeats `placement` keeps (`reference`: the bench
+    /// run's reference round trip), and how many repeats that was; `None` when none.
     fn ms_placed(
         &self,
         engine: Engine,
         stat: Stat,
         placement: Placement,
-        least: f64,
+        reference: f64,
     ) -> Option<(f64, usize)> {
         match self.outcome(engine) {
             Outcome::Ran {
@@ -527,7 +527,7 @@ impl SceneResult {
                 let kept: Vec<f64> = ms_per_step
                     .iter()
                     .zip(trips)
-                    .filter(|(_, &t)| placement.keeps(t, least))
+                    .filter(|(_, &t)| placement.keeps(t, reference))
                     .map(|(&ms, _)| ms)
                     .collect();
                 (!kept.is_empty()).then(|| (stat.of(&kept), kept.len()))
@@ -536,13 +536,20 @@ impl SceneResult {
         }
     }
 
+    /// The round trips of this scene's two-thread repeats (`cores.rs`).
+    fn trips(&self) -> Vec<f64> {
+        self.outcomes
+            .iter()
+            .flat_map(|(_, o)| match o {
+                Outcome::Ran { trips, .. } => trips.iter().flatten().copied().collect(),
+                _ => Vec::new(),
+            })
+            .collect()
+    }
+
     /// The least and greatest round trip of this scene's two-thread repeats.
     fn trip_range(&self) -> Option<(f64, f64)> {
-        let trips = self.outcomes.iter().flat_map(|(_, o)| match o {
-            Outcome::Ran { trips, .. } => trips.iter().flatten().copied().collect(),
-            _ => Vec::new(),
-        });
-        trips.fold(None, |range, t| match range {
+        self.trips().into_iter().fold(None, |range, t| match range {
             None => Some((t, t)),
             Some((lo, hi)) => Some((f64::min(lo, t), f64::max(hi, t))),
         })
@@ -919,19 +926,24 @@ fn time_table(out: &mut String, results: &[SceneResult], stat: Stat) {
 /// repeat (`cores.rs`): the repeats run with the cores near each other, and those run with
 /// them far apart, so that each engine is compared with its peers under the same placement.
 fn placement_tables(out: &mut String, results: &[SceneResult]) {
-    let ranges: Vec<(f64, f64)> = results.iter().filter_map(SceneResult::trip_range).collect();
-    let Some(least) = ranges.iter().map(|r| r.0).min_by(f64::total_cmp) else {
+    let mut trips: Vec<f64> = results.iter().flat_map(SceneResult::trips).collect();
+    if trips.is_empty() {
         return;
-    };
-    let most = ranges.iter().map(|r| r.1).fold(least, f64::max);
+    }
+    trips.sort_by(f64::total_cmp);
+    let (least, most) = (trips[0], trips[trips.len() - 1]);
+    // The reference: the lower quartile of the run's trips (not the least, which one lucky
+    // placement, two threads on the two halves of one core, can set far below the rest).
+    let reference = trips[trips.len() / 4];
     let _ = writeln!(
         out,
         "\n### Two threads, by where the host placed the two cores\n\nBefore and after each \
          two-thread repeat the bench times a cache line's round trip between two threads \
          (`bench/src/cores.rs`); a repeat is \"near\" when the larger of the two was at most \
-         {NEAR_FACTOR} x the least of the run ({least:.0} ns), else \"far\". This run: {least:.0} \
-         to {most:.0} ns. Each cell: median ms per step / fastest (repeats kept); ratios of \
-         Impulse 2t to the faster Box2D 2w build, medians / fastest.\n",
+         {NEAR_FACTOR} x the lower quartile of the run's trips ({reference:.0} ns), else \"far\" \
+         (the cores far apart, or one of them not running). This run: {least:.0} to {most:.0} \
+         ns. Each cell: median ms per step / fastest (repeats kept); ratios of Impulse 2t to \
+         the faster Box2D 2w build, medians / fastest.\n",
         NEAR_FACTOR = cores::NEAR_FACTOR,
     );
     let engines = [Engine::ImpulseThreads, BOX2D_SSE2_2W, BOX2D_AVX2_2W];
@@ -947,8 +959,8 @@ fn placement_tables(out: &mut String, results: &[SceneResult]) {
         let mut cells = vec![r.spec_name.to_string(), range];
         for placement in [Placement::Near, Placement::Far] {
             let cell = |e: Engine| match (
-                r.ms_placed(e, Stat::Median, placement, least),
-                r.ms_placed(e, Stat::Fastest, placement, least),
+                r.ms_placed(e, Stat::Median, placement, reference),
+                r.ms_placed(e, Stat::Fastest, placement, reference),
             ) {
                 (Some((median, n)), Some((fastest, _))) => {
                     format!("{median:.3} / {fastest:.3} ({n})")
@@ -959,10 +971,10 @@ fn placement_tables(out: &mut String, results: &[SceneResult]) {
                 cells.push(cell(e));
             }
             let ratio = |stat: Stat| {
-                let ours = r.ms_placed(Engine::ImpulseThreads, stat, placement, least)?;
+                let ours = r.ms_placed(Engine::ImpulseThreads, stat, placement, reference)?;
                 let best = BOX2D_TWO
                     .iter()
-                    .filter_map(|&e| r.ms_placed(e, stat, placement, least))
+                    .filter_map(|&e| r.ms_placed(e, stat, placement, reference))
                     .map(|(ms, _)| ms)
                     .min_by(f64::total_cmp)?;
                 Some(ours.0 / best)
