@@ -15,7 +15,9 @@
 //! Box2D, Rapier, then again) `--repeats` times; each run builds a fresh world (not timed),
 //! times all its steps with one clock, and reports milliseconds per step. The first table shows
 //! the median over the repeats, the second the fastest repeat (Box2D's own benchmark program's
-//! measure). See `BENCHMARKS.md` at the repository root for the method.
+//! measure); a third gives the two-thread columns again split by how far apart the host had
+//! placed the two cores around each repeat (`cores.rs`). See `BENCHMARKS.md` at the
+//! repository root for the method.
 
 // The benchmark builds every engine's scenes with libm's trigonometry; the core's
 // `clippy.toml` refusal of it (see `physics::trig`) is for the step, not for these inputs.
