@@ -22,8 +22,9 @@ const ROUND_TRIPS: u64 = 20_000;
 const GIVE_UP: Duration = Duration::from_millis(500);
 
 /// Nanoseconds for one cache line to go to another thread and back (the median of three
-/// measurements of `ROUND_TRIPS` trips each). The two threads are not pinned: with two
-/// cores and nothing else running, they run on both.
+/// measurements of `ROUND_TRIPS` trips each); NaN when the second thread could not be
+/// started. The two threads are not pinned: with two cores and nothing else running, they
+/// run on both.
 pub fn round_trip_ns() -> f64 {
     let mut trips = [one_measurement(), one_measurement(), one_measurement()];
     trips.sort_by(f64::total_cmp);
@@ -36,7 +37,7 @@ fn one_measurement() -> f64 {
     let ball = Arc::new(AtomicU64::new(0));
     let other = {
         let ball = ball.clone();
-        std::thread::spawn(move || {
+        std::thread::Builder::new().spawn(move || {
             let mut expect = 1;
             loop {
                 let seen = ball.load(Ordering::Acquire);
@@ -50,6 +51,9 @@ fn one_measurement() -> f64 {
                 std::hint::spin_loop();
             }
         })
+    };
+    let Ok(other) = other else {
+        return f64::NAN;
     };
     // The first trip waits for the thread to start: not timed.
     ball.store(1, Ordering::Release);
@@ -91,7 +95,8 @@ pub const NEAR_FACTOR: f64 = 2.0;
 
 impl Placement {
     /// Whether a repeat with round trip `trip` (the larger of before and after; `None` for
-    /// a one-thread run) is kept, `reference` being the bench run's reference trip.
+    /// a one-thread run) is kept, `reference` being the bench run's reference trip. A trip
+    /// that could not be measured (NaN) is neither near nor far.
     pub fn keeps(self, trip: Option<f64>, reference: f64) -> bool {
         match (self, trip) {
             (Placement::Any, _) => true,
@@ -115,6 +120,8 @@ mod tests {
         assert!(!Placement::Near.keeps(Some(350.0), reference));
         assert!(!Placement::Near.keeps(None, reference));
         assert!(Placement::Any.keeps(None, reference));
+        assert!(!Placement::Near.keeps(Some(f64::NAN), reference));
+        assert!(!Placement::Far.keeps(Some(f64::NAN), reference));
     }
 
     #[test]

@@ -448,10 +448,13 @@ fn bench_scene(
                 Ok((ms, state, stages)) => {
                     let trip = before.map(|b| b.max(cores::round_trip_ns()));
                     match trip {
-                        Some(t) => eprintln!(
+                        Some(t) if t.is_finite() => eprintln!(
                             " {ms:.3} ms/step, end {}, cores {t:.0} ns apart",
                             state.text()
                         ),
+                        Some(_) => {
+                            eprintln!(" {ms:.3} ms/step, end {}, cores not measured", state.text())
+                        }
                         None => eprintln!(" {ms:.3} ms/step, end {}", state.text()),
                     }
                     if let Outcome::Ran {
@@ -546,6 +549,7 @@ impl SceneResult {
                 Outcome::Ran { trips, .. } => trips.iter().flatten().copied().collect(),
                 _ => Vec::new(),
             })
+            .filter(|t: &f64| t.is_finite())
             .collect()
     }
 
