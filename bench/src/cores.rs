@@ -3,12 +3,12 @@
 //!
 //! On a virtual machine the host may place the two virtual CPUs close (sharing a cache: on
 //! the 2-core AMD EPYC guest of `BENCHMARKS.md`, about 60 ns a round trip) or far apart
-//! (another core complex: about 350 ns), and may move them between the two while a table is
-//! run. Every hand-over between threads (a job posted, a colour's end, a body's velocities
+//! (about 350 ns: not sharing a cache, perhaps not a socket), and may move them between the
+//! two while a table is run. Every hand-over between threads (a job posted, a colour's end, a body's velocities
 //! written on one core and read on the other) costs that trip, so two-thread times jump
 //! with it (the tumbler at 2 threads: 1.3 ms a step near, 2.7 far) while one-thread times do
 //! not. The bench records the trip beside each two-thread repeat, so that the engines are
-//! compared under the same placement (`report`'s "near" and "far" tables).
+//! compared under the same placement (the report's near and far columns, `placement_tables`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
