@@ -83,6 +83,8 @@ struct WorkTotals {
     /// `StepStats::solver_stages`, summed: prepare .. finalize.
     stages: [f64; 9],
     finish_ms: f64,
+    /// Steps that ran on one thread of several (`StepStats::threads_used`).
+    steps_alone: u64,
 }
 
 fn v(p: [f32; 2]) -> Vec2 {
@@ -275,6 +277,14 @@ impl Sim for ImpulseSim {
             *sum += f64::from(ms);
         }
         t.finish_ms += f64::from(s.finish_ms);
+        if s.threads_used < self.world.thread_count() {
+            t.steps_alone += 1;
+        }
+    }
+
+    fn share_alone(&self) -> Option<f64> {
+        (self.world.thread_count() > 1)
+            .then(|| self.totals.steps_alone as f64 / self.totals.steps.max(1) as f64)
     }
 
     /// `StepStats`' stage times, averaged over the steps.

@@ -118,6 +118,11 @@ pub trait Sim {
     fn profile(&self) -> Option<StageTimes> {
         None
     }
+    /// The share of the steps that ran on one thread of several (Impulse's
+    /// `StepStats::threads_used`); `None` for a run on one thread and for the peers.
+    fn share_alone(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// (stage name, ms per step).
@@ -290,6 +295,9 @@ enum Outcome {
         /// Per repeat, for engines on two threads or more: the cores' round trip in ns, the
         /// larger of before and after the run (`cores::round_trip_ns`); `None` on one thread.
         trips: Vec<Option<f64>>,
+        /// Per repeat, Impulse on more than one thread: the share of its steps that ran on
+        /// one (the faster lately, `threads.rs`); `None` for the others.
+        shares_alone: Vec<Option<f64>>,
         end: EndState,
         /// Stage times of the last run (`--profile`).
         profile: Option<StageTimes>,
@@ -301,7 +309,9 @@ enum Outcome {
 }
 
 /// One timed run: (ms per step, end state, stage times when profiling).
-type RunResult = (f64, EndState, Option<StageTimes>);
+/// One run: ms per step, the end state, the stage times (`--profile`), and for Impulse on
+/// more than one thread the share of its steps that ran on one (`StepStats::threads_used`).
+type RunResult = (f64, EndState, Option<StageTimes>, Option<f64>);
 
 fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<RunResult, BuildError> {
     if let Engine::Box2d { avx2, workers } = engine {
@@ -355,7 +365,7 @@ fn run_once(engine: Engine, spec: &SceneSpec, steps: usize) -> Result<RunResult,
         row_mean_y: (row_sum / row_len.max(1) as f64) as f32,
         pairs: sim.touching_pairs(),
     };
-    Ok((ms, end, sim.profile()))
+    Ok((ms, end, sim.profile(), sim.share_alone()))
 }
 
 /// Which of a run's repeats a time table shows.
@@ -420,6 +430,7 @@ fn bench_scene(
                 Outcome::Ran {
                     ms_per_step: Vec::new(),
                     trips: Vec::new(),
+                    shares_alone: Vec::new(),
                     end: EndState {
                         top_y: f32::NAN,
                         row_mean_y: f32::NAN,
@@ -445,27 +456,33 @@ fn bench_scene(
             );
             let before = (engine.threads() > 1).then(cores::round_trip_ns);
             match run_once(*engine, spec, steps) {
-                Ok((ms, state, stages)) => {
+                Ok((ms, state, stages, share)) => {
                     let trip = before.map(|b| b.max(cores::round_trip_ns()));
+                    let alone = share.map_or(String::new(), |a| {
+                        format!(", {:.0}% of steps on one thread", 100.0 * a)
+                    });
                     match trip {
                         Some(t) if t.is_finite() => eprintln!(
-                            " {ms:.3} ms/step, end {}, cores {t:.0} ns apart",
+                            " {ms:.3} ms/step, end {}, cores {t:.0} ns apart{alone}",
                             state.text()
                         ),
-                        Some(_) => {
-                            eprintln!(" {ms:.3} ms/step, end {}, cores not measured", state.text())
-                        }
-                        None => eprintln!(" {ms:.3} ms/step, end {}", state.text()),
+                        Some(_) => eprintln!(
+                            " {ms:.3} ms/step, end {}, cores not measured{alone}",
+                            state.text()
+                        ),
+                        None => eprintln!(" {ms:.3} ms/step, end {}{alone}", state.text()),
                     }
                     if let Outcome::Ran {
                         ms_per_step,
                         trips,
+                        shares_alone,
                         end,
                         profile,
                     } = outcome
                     {
                         ms_per_step.push(ms);
                         trips.push(trip);
+                        shares_alone.push(share);
                         *end = state;
                         *profile = stages;
                     }
@@ -536,6 +553,27 @@ impl SceneResult {
                     .map(|(&ms, _)| ms)
                     .collect();
                 (!kept.is_empty()).then(|| (stat.of(&kept), kept.len()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The median share of `engine`'s steps that ran on one thread, over the repeats
+    /// `placement` keeps; `None` when none, or when the engine does not say.
+    fn alone_placed(&self, engine: Engine, placement: Placement, reference: f64) -> Option<f64> {
+        match self.outcome(engine) {
+            Outcome::Ran {
+                trips,
+                shares_alone,
+                ..
+            } => {
+                let kept: Vec<f64> = shares_alone
+                    .iter()
+                    .zip(trips)
+                    .filter(|(_, &t)| placement.keeps(t, reference))
+                    .filter_map(|(&a, _)| a)
+                    .collect();
+                (!kept.is_empty()).then(|| median(&kept))
             }
             _ => None,
         }
@@ -735,7 +773,7 @@ fn scaling_table(repeats: usize, steps_scale: f64) -> String {
         for r in 0..repeats {
             eprint!("  scaling {n} bodies {}/{repeats} ...", r + 1);
             match run_once(Engine::Impulse, &spec, steps) {
-                Ok((ms, end, _)) => {
+                Ok((ms, end, _, _)) => {
                     eprintln!(" {ms:.3} ms/step");
                     times.push(ms);
                     pairs = end.pairs;
@@ -948,8 +986,10 @@ fn placement_tables(out: &mut String, results: &[SceneResult]) {
          (`bench/src/cores.rs`); a repeat is \"near\" when the larger of the two was at most \
          {NEAR_FACTOR} x the lower quartile of the run's trips ({reference:.0} ns), else \"far\" \
          (the cores far apart, or one of them not running). This run: {least:.0} to {most:.0} \
-         ns. Each cell: median ms per step / fastest (repeats kept); ratios of Impulse 2t to \
-         the faster Box2D 2w build, medians / fastest.\n",
+         ns. Each cell: median ms per step / fastest (repeats kept; for Impulse 2t, the median \
+         share of its steps that ran on one thread, the faster lately: \
+         `src/physics/threads.rs`); ratios of Impulse 2t to the faster Box2D 2w build, \
+         medians / fastest.\n",
         NEAR_FACTOR = cores::NEAR_FACTOR,
     );
     let engines = [Engine::ImpulseThreads, BOX2D_SSE2_2W, BOX2D_AVX2_2W];
@@ -969,7 +1009,12 @@ fn placement_tables(out: &mut String, results: &[SceneResult]) {
                 r.ms_placed(e, Stat::Fastest, placement, reference),
             ) {
                 (Some((median, n)), Some((fastest, _))) => {
-                    format!("{median:.3} / {fastest:.3} ({n})")
+                    match r.alone_placed(e, placement, reference) {
+                        Some(a) => {
+                            format!("{median:.3} / {fastest:.3} ({n}; {:.0}% alone)", 100.0 * a)
+                        }
+                        None => format!("{median:.3} / {fastest:.3} ({n})"),
+                    }
                 }
                 _ => "-".to_string(),
             };
@@ -1249,7 +1294,7 @@ mod child {
             }
         }
         let ms = ms.ok_or_else(|| BuildError::Failed(format!("child {path}: no timing")))?;
-        Ok((ms, end, profile))
+        Ok((ms, end, profile, None))
     }
 
     /// The child side: `--child-run SCENE STEPS WORKERS [--profile]`.
@@ -1269,7 +1314,7 @@ mod child {
             avx2: THIS_AVX2,
             workers,
         };
-        let (ms, end, profile) =
+        let (ms, end, profile, _) =
             super::run_once(engine, &spec, steps).map_err(|e| format!("{e:?}"))?;
         println!("ms\t{ms}");
         println!("top\t{}", end.top_y);

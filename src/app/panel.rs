@@ -220,7 +220,9 @@ impl Testbed {
         let r = ui.add(egui::Slider::new(&mut self.run.threads, 1..=most).text("threads"));
         let r = r.on_hover_text(
             "threads each world steps on: the narrow phase and the soft step's colour-by-colour \
-             solve are split across them; the results are identical for any count",
+             solve are split across them; the results are identical for any count. A world \
+             times its steps and runs them on one thread while one has been the faster (the \
+             step time in the stats says so)",
         );
         self.track(ui, "threads", &r);
         let dt = self.world().settings().dt();
@@ -821,7 +823,15 @@ impl Testbed {
                     format!("{} / {}", s.proxies_moved, s.pairs_created)
                 });
                 row("joints", &|i| world(i).joint_count().to_string());
-                row("step", &|i| format!("{:.3} ms", world(i).stats().total_ms));
+                row("step", &|i| {
+                    let (w, s) = (world(i), world(i).stats());
+                    if s.threads_used == 1 && w.thread_count() > 1 {
+                        // `threads.rs`: one thread has been the faster lately.
+                        format!("{:.3} ms, on 1 of {} threads", s.total_ms, w.thread_count())
+                    } else {
+                        format!("{:.3} ms", s.total_ms)
+                    }
+                });
                 row("  broad / narrow", &|i| {
                     let s = world(i).stats();
                     format!("{:.3} / {:.3} ms", s.broad_phase_ms, s.narrow_phase_ms)

@@ -45,7 +45,10 @@
 //! - No float is summed across threads.
 //!
 //! With one thread (the default), or without the feature, every helper runs its work in
-//! place, in order: the serial path.
+//! place, in order: the serial path. A world on several threads also takes the serial path
+//! for the steps `Adapt` gives to the caller alone (one thread has been the faster lately:
+//! the host placed the two CPUs far apart), the same path as a change of the thread count
+//! between steps, so these steps too give the same results.
 
 use std::fmt;
 #[cfg(feature = "parallel")]
@@ -78,13 +81,19 @@ pub(crate) struct Threads {
     requested: usize,
     #[cfg(feature = "parallel")]
     pool: Option<std::sync::Arc<super::pool::Pool>>,
+    /// This step runs on the caller alone, the team idle (`Adapt`).
+    #[cfg(feature = "parallel")]
+    solo: bool,
+    /// Which of the two the steps run on, chosen by timing them.
+    #[cfg(feature = "parallel")]
+    adapt: Adapt,
 }
 
 impl fmt::Debug for Threads {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Threads")
             .field("requested", &self.requested())
-            .field("count", &self.count())
+            .field("count", &self.team_size())
             .finish()
     }
 }
@@ -112,6 +121,8 @@ impl Threads {
             Ok(Threads {
                 requested: count,
                 pool,
+                solo: false,
+                adapt: Adapt::default(),
             })
         }
         #[cfg(not(feature = "parallel"))]
@@ -123,13 +134,47 @@ impl Threads {
         self.requested.max(1)
     }
 
-    /// Threads the step uses: the count asked for with the `parallel` feature, else 1.
+    /// Threads the step uses: the count asked for with the `parallel` feature (1 for a step
+    /// `Adapt` runs on the caller alone), else 1.
     pub(crate) fn count(&self) -> usize {
+        #[cfg(feature = "parallel")]
+        if let Some(pool) = self.team() {
+            return pool.team_size();
+        }
+        1
+    }
+
+    /// Threads started: the count asked for with the `parallel` feature, else 1.
+    pub(crate) fn team_size(&self) -> usize {
         #[cfg(feature = "parallel")]
         if let Some(pool) = &self.pool {
             return pool.team_size();
         }
         1
+    }
+
+    /// The team, unless this step runs on the caller alone.
+    #[cfg(feature = "parallel")]
+    fn team(&self) -> Option<&super::pool::Pool> {
+        self.pool.as_deref().filter(|_| !self.solo)
+    }
+
+    /// Before a step: run it on the team or on the caller alone, as `Adapt` chose. Either
+    /// gives the same results.
+    pub(crate) fn begin_step(&mut self) {
+        #[cfg(feature = "parallel")]
+        {
+            self.solo = self.pool.is_some() && self.adapt.solo_now();
+        }
+    }
+
+    /// After a whole step: how long it took, for `Adapt`.
+    pub(crate) fn end_step(&mut self, seconds: f32) {
+        #[cfg(feature = "parallel")]
+        if self.pool.is_some() {
+            self.adapt.record(seconds);
+        }
+        let _ = seconds;
     }
 
     /// `out[i] = f(i, &mut items[i])` for every `i`, in chunks the threads claim (`take`:
@@ -160,7 +205,7 @@ impl Threads {
             }
         };
         #[cfg(feature = "parallel")]
-        if let Some(pool) = &self.pool {
+        if let Some(pool) = self.team() {
             // Several chunks per thread, so a thread with expensive pairs, or one the
             // operating system parks, does not hold the others up.
             let len = items.len();
@@ -214,7 +259,7 @@ impl Threads {
     fn split_by(&self, worth_it: bool, per_thread: usize, f: impl Fn(usize, usize) + Sync) {
         let threads = self.parts(worth_it);
         #[cfg(feature = "parallel")]
-        if let (true, Some(pool)) = (threads > 1, &self.pool) {
+        if let (true, Some(pool)) = (threads > 1, self.team()) {
             let parts = threads * per_thread;
             let flags = claims(parts);
             pool.run(&|member| take(&flags, member, threads, |part| f(part, parts)));
@@ -336,7 +381,7 @@ impl Threads {
             return;
         }
         #[cfg(feature = "parallel")]
-        if let Some(pool) = &self.pool {
+        if let Some(pool) = self.team() {
             assert_eq!(starts.last().copied(), Some(batches.len()));
             let shared_batches = DisjointMut::new(batches);
             let shared_bodies = DisjointMut::new(bodies);
@@ -375,6 +420,131 @@ impl Threads {
             bodies,
             |_, batches, bodies| kernel(batches, bodies),
         );
+    }
+}
+
+/// Step times kept for the mode the steps run in (`Adapt`).
+#[cfg(feature = "parallel")]
+const RECENT: usize = 8;
+/// Steps between trials of the other mode, at least and at most (`Adapt`).
+#[cfg(feature = "parallel")]
+const PERIOD: (u32, u32) = (64, 512);
+/// Steps the other mode must win in a row to become the mode (a scene's step times vary
+/// from step to step: one cheap step proves nothing).
+#[cfg(feature = "parallel")]
+const TRIAL_STEPS: u8 = 3;
+/// A trial step wins when it takes at most this share of the mode's median step.
+#[cfg(feature = "parallel")]
+const TRIAL_WINS: f32 = 0.92;
+/// The mode's median step this much slower than at the last trial tries the other at once
+/// (the cores moving apart slow a two-thread step by 1.7 to 2 times; a scene that grows, less
+/// at a time).
+#[cfg(feature = "parallel")]
+const SLOWED: f32 = 1.5;
+
+/// Whether the steps run on the team or on the caller alone, chosen by timing whole steps.
+///
+/// Two threads are not always faster than one: the host may run the two CPUs of a small
+/// virtual machine on cores that share a cache (a cache line crosses in about 60 ns) or on
+/// cores far apart (about 350 ns), and switches between the two every few seconds to
+/// minutes. Far apart, every body a colour pass hands from one thread to the other costs
+/// that trip, and a small scene's team step runs slower than the caller alone (the tumbler,
+/// 2,027 boxes: 2.7 ms a step against 1.86). Results are the same either way, so the choice
+/// is free to follow the clock: the steps run in one mode; every `PERIOD` steps, or at once
+/// when its median step has slowed by `SLOWED`, a trial runs the next steps in the other.
+/// A trial step that loses (`TRIAL_WINS`) ends the trial, and the next comes after twice the
+/// period: while the mode is the faster, trials cost one step each, ever further apart.
+/// `TRIAL_STEPS` won in a row make the other the mode.
+#[cfg(feature = "parallel")]
+#[derive(Clone, Debug)]
+struct Adapt {
+    /// The steps run on the caller alone (outside trials).
+    solo: bool,
+    /// The last step times in the mode, seconds, `next` the slot of the next.
+    recent: [f32; RECENT],
+    filled: usize,
+    next: usize,
+    /// Steps in the mode since the last trial, and the steps between trials.
+    since: u32,
+    period: u32,
+    /// Steps the running trial has won (`None`: no trial running).
+    trial: Option<u8>,
+    /// The mode's median step at the last trial (or when the mode started).
+    baseline: f32,
+}
+
+#[cfg(feature = "parallel")]
+impl Default for Adapt {
+    fn default() -> Adapt {
+        Adapt {
+            solo: false,
+            recent: [0.0; RECENT],
+            filled: 0,
+            next: 0,
+            since: 0,
+            period: PERIOD.0,
+            trial: None,
+            baseline: f32::INFINITY,
+        }
+    }
+}
+
+#[cfg(feature = "parallel")]
+impl Adapt {
+    /// The next step runs on the caller alone.
+    fn solo_now(&self) -> bool {
+        self.solo != self.trial.is_some()
+    }
+
+    /// A step took `seconds`.
+    fn record(&mut self, seconds: f32) {
+        if !seconds.is_finite() {
+            return;
+        }
+        if let Some(won) = self.trial {
+            let median = self.median();
+            if seconds > TRIAL_WINS * median {
+                // Lost: stay, and try again after twice the period.
+                self.trial = None;
+                self.since = 0;
+                self.period = (self.period * 2).min(PERIOD.1);
+                self.baseline = median;
+            } else if won + 1 < TRIAL_STEPS {
+                self.trial = Some(won + 1);
+            } else {
+                // Won: the other is the mode, its times kept afresh.
+                *self = Adapt {
+                    solo: !self.solo,
+                    ..Adapt::default()
+                };
+            }
+            return;
+        }
+        self.recent[self.next] = seconds;
+        self.next = (self.next + 1) % RECENT;
+        self.filled = (self.filled + 1).min(RECENT);
+        self.since += 1;
+        if self.filled < RECENT {
+            return;
+        }
+        let median = self.median();
+        if self.baseline == f32::INFINITY {
+            self.baseline = median;
+        }
+        let slowed = median > SLOWED * self.baseline;
+        if slowed {
+            self.period = PERIOD.0;
+        }
+        if slowed || self.since >= self.period {
+            self.trial = Some(0);
+        }
+    }
+
+    /// The median of the mode's last `RECENT` steps.
+    fn median(&self) -> f32 {
+        let mut sorted = self.recent;
+        sorted.sort_by(f32::total_cmp);
+        sorted[RECENT / 2]
     }
 }
 
@@ -650,6 +820,104 @@ mod tests {
         assert_eq!(four.requested(), 4);
         let expected = if cfg!(feature = "parallel") { 4 } else { 1 };
         assert_eq!(four.count(), expected);
+    }
+
+    /// Step `adapt` `steps` times, each step taking `team` seconds on the team and `solo`
+    /// on the caller alone; how many ran alone.
+    #[cfg(feature = "parallel")]
+    fn run_adapt(adapt: &mut Adapt, steps: usize, team: f32, solo: f32) -> usize {
+        (0..steps)
+            .filter(|_| {
+                let alone = adapt.solo_now();
+                adapt.record(if alone { solo } else { team });
+                alone
+            })
+            .count()
+    }
+
+    /// Step times of the tumbler on two threads, seconds: the cores near each other (the
+    /// team faster), far apart (the caller alone faster), and on one thread.
+    #[cfg(feature = "parallel")]
+    const NEAR: f32 = 1.35e-3;
+    #[cfg(feature = "parallel")]
+    const FAR: f32 = 2.7e-3;
+    #[cfg(feature = "parallel")]
+    const ALONE: f32 = 1.86e-3;
+
+    /// While the team is the faster it stays, and its trials of the caller alone, each
+    /// twice as far apart as the last, cost a handful of steps in two thousand.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn adapt_keeps_the_team_while_it_is_faster() {
+        let mut adapt = Adapt::default();
+        let alone = run_adapt(&mut adapt, 2000, NEAR, ALONE);
+        assert!(!adapt.solo);
+        assert!((1..=8).contains(&alone), "{alone} steps alone");
+    }
+
+    /// One cheap step of the other mode proves nothing: a trial must win step after step
+    /// (a scene's steps vary: one without a rebuild of the tree is cheaper).
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn adapt_needs_the_trial_won_step_after_step() {
+        let mut adapt = Adapt::default();
+        let mut alone = 0;
+        for step in 0..2000 {
+            let time = if adapt.solo_now() {
+                alone += 1;
+                // Each trial's first step cheap, its second not.
+                if alone % 2 == 1 {
+                    1.0e-3
+                } else {
+                    ALONE
+                }
+            } else {
+                NEAR
+            };
+            adapt.record(time);
+            assert!(!adapt.solo, "moved to the caller alone at step {step}");
+        }
+        assert!(alone >= 2, "{alone} trial steps");
+    }
+
+    /// When the caller alone is the faster from the start, the steps move to it at the
+    /// first trial and stay, trying the team again less and less often.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn adapt_moves_to_the_caller_alone_when_it_is_faster() {
+        let mut adapt = Adapt::default();
+        let alone = run_adapt(&mut adapt, 2000, FAR, ALONE);
+        assert!(adapt.solo);
+        let team = 2000 - alone;
+        assert!(team <= PERIOD.0 as usize + 8, "{team} steps on the team");
+    }
+
+    /// The cores moving apart mid-run slow the team's steps: the caller alone is tried at
+    /// once and kept; when they come back together, the next trial returns to the team.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn adapt_follows_the_cores_moving_apart_and_back() {
+        let mut adapt = Adapt::default();
+        run_adapt(&mut adapt, 1000, NEAR, ALONE);
+        assert!(!adapt.solo);
+        // Half the last steps slow move the median; the trial's steps follow.
+        run_adapt(&mut adapt, RECENT / 2 + TRIAL_STEPS as usize, FAR, ALONE);
+        assert!(adapt.solo, "still on the team after the cores moved apart");
+        let alone = run_adapt(&mut adapt, 1000, FAR, ALONE);
+        assert!(alone >= 1000 - 8, "{alone} of 1000 steps alone");
+        // Back together: the next trial, at most the longest period away, wins.
+        run_adapt(
+            &mut adapt,
+            (PERIOD.1 + 1) as usize + TRIAL_STEPS as usize,
+            NEAR,
+            ALONE,
+        );
+        assert!(
+            !adapt.solo,
+            "still alone after the cores came back together"
+        );
+        let alone = run_adapt(&mut adapt, 1000, NEAR, ALONE);
+        assert!(alone <= 8, "{alone} of 1000 steps alone");
     }
 
     /// Every colour's batches run exactly once, and a colour only after every batch of

@@ -61,6 +61,9 @@ pub struct StepStats {
     pub solver_stages: SolverStageTimes,
     /// After the solver: quarantine, joint breaking, sleep, forces cleared, ms.
     pub finish_ms: f32,
+    /// Threads the step ran on: `World::thread_count`, or 1 for a step that ran on the
+    /// calling thread alone because one thread was the faster lately (`threads.rs`).
+    pub threads_used: usize,
     /// Deepest overlap among manifold points, metres (0 when none overlap).
     pub max_penetration: f32,
     /// Sum of the bodies' kinetic energies, J.
@@ -173,10 +176,10 @@ impl World {
         Ok(())
     }
 
-    /// Threads the step uses (1: the serial path; always 1 without the `parallel`
-    /// feature).
+    /// Threads the steps may use (1: the serial path; always 1 without the `parallel`
+    /// feature). A step may still run on one of them (`StepStats::threads_used`).
     pub fn thread_count(&self) -> usize {
-        self.solver.threads.count()
+        self.solver.threads.team_size()
     }
 
     /// Step with `count` threads from the next step on: the broad and narrow phases, the
@@ -830,6 +833,8 @@ impl World {
         }
         let start = Instant::now();
         self.stats = StepStats::default();
+        self.solver.threads.begin_step();
+        self.stats.threads_used = self.solver.threads.count();
         self.solver.residuals.clear();
         self.joint_events.clear();
         self.solver.begin_step();
@@ -900,6 +905,7 @@ impl World {
         self.step_count += 1;
         self.time += dt as f64;
         self.stats.finish_ms = finish.elapsed().as_secs_f32() * 1000.0;
+        self.solver.threads.end_step(start.elapsed().as_secs_f32());
         self.finish_stats(start);
     }
 
