@@ -426,9 +426,12 @@ impl Threads {
 /// Step times kept for the mode the steps run in (`Adapt`).
 #[cfg(feature = "parallel")]
 const RECENT: usize = 8;
-/// Steps between trials of the other mode, at least and at most (`Adapt`).
+/// Steps between trials of the other mode (`Adapt`): at least, at most on the team, at most
+/// on the caller alone. The team's steps slowing shows the cores moving apart at once (a
+/// trial follows); the caller's steps do not change when they come back together, which only
+/// a trial finds, so those trials come more often.
 #[cfg(feature = "parallel")]
-const PERIOD: (u32, u32) = (64, 512);
+const PERIOD: (u32, u32, u32) = (64, 512, 128);
 /// Steps the other mode must win in a row to become the mode (a scene's step times vary
 /// from step to step: one cheap step proves nothing).
 #[cfg(feature = "parallel")]
@@ -507,7 +510,8 @@ impl Adapt {
                 // Lost: stay, and try again after twice the period.
                 self.trial = None;
                 self.since = 0;
-                self.period = (self.period * 2).min(PERIOD.1);
+                let most = if self.solo { PERIOD.2 } else { PERIOD.1 };
+                self.period = (self.period * 2).min(most);
                 self.baseline = median;
             } else if won + 1 < TRIAL_STEPS {
                 self.trial = Some(won + 1);
@@ -889,7 +893,9 @@ mod tests {
         let alone = run_adapt(&mut adapt, 2000, FAR, ALONE);
         assert!(adapt.solo);
         let team = 2000 - alone;
-        assert!(team <= PERIOD.0 as usize + 8, "{team} steps on the team");
+        // The first period on the team, then a trial step at most every `PERIOD.2`.
+        let most = PERIOD.0 as usize + 2000 / PERIOD.2 as usize + 1;
+        assert!(team <= most, "{team} steps on the team");
     }
 
     /// The cores moving apart mid-run slow the team's steps: the caller alone is tried at
@@ -904,11 +910,15 @@ mod tests {
         run_adapt(&mut adapt, RECENT / 2 + TRIAL_STEPS as usize, FAR, ALONE);
         assert!(adapt.solo, "still on the team after the cores moved apart");
         let alone = run_adapt(&mut adapt, 1000, FAR, ALONE);
-        assert!(alone >= 1000 - 8, "{alone} of 1000 steps alone");
+        let trials = 1000 - alone;
+        assert!(
+            trials <= 1000 / PERIOD.2 as usize + 1,
+            "{trials} trial steps"
+        );
         // Back together: the next trial, at most the longest period away, wins.
         run_adapt(
             &mut adapt,
-            (PERIOD.1 + 1) as usize + TRIAL_STEPS as usize,
+            (PERIOD.2 + 1) as usize + TRIAL_STEPS as usize,
             NEAR,
             ALONE,
         );
