@@ -386,6 +386,21 @@ impl Stat {
     }
 }
 
+/// The values of the repeats `placement` keeps (`values[i]` and `trips[i]` of repeat `i`).
+fn placed<T: Copy>(
+    values: &[T],
+    trips: &[Option<f64>],
+    placement: Placement,
+    reference: f64,
+) -> Vec<T> {
+    values
+        .iter()
+        .zip(trips)
+        .filter(|(_, &t)| placement.keeps(t, reference))
+        .map(|(&v, _)| v)
+        .collect()
+}
+
 fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
@@ -546,12 +561,7 @@ impl SceneResult {
             Outcome::Ran {
                 ms_per_step, trips, ..
             } => {
-                let kept: Vec<f64> = ms_per_step
-                    .iter()
-                    .zip(trips)
-                    .filter(|(_, &t)| placement.keeps(t, reference))
-                    .map(|(&ms, _)| ms)
-                    .collect();
+                let kept = placed(ms_per_step, trips, placement, reference);
                 (!kept.is_empty()).then(|| (stat.of(&kept), kept.len()))
             }
             _ => None,
@@ -567,11 +577,9 @@ impl SceneResult {
                 shares_alone,
                 ..
             } => {
-                let kept: Vec<f64> = shares_alone
-                    .iter()
-                    .zip(trips)
-                    .filter(|(_, &t)| placement.keeps(t, reference))
-                    .filter_map(|(&a, _)| a)
+                let kept: Vec<f64> = placed(shares_alone, trips, placement, reference)
+                    .into_iter()
+                    .flatten()
                     .collect();
                 (!kept.is_empty()).then(|| median(&kept))
             }
