@@ -308,7 +308,6 @@ enum Outcome {
     Skipped,
 }
 
-/// One timed run: (ms per step, end state, stage times when profiling).
 /// One run: ms per step, the end state, the stage times (`--profile`), and for Impulse on
 /// more than one thread the share of its steps that ran on one (`StepStats::threads_used`).
 type RunResult = (f64, EndState, Option<StageTimes>, Option<f64>);
@@ -473,20 +472,15 @@ fn bench_scene(
             match run_once(*engine, spec, steps) {
                 Ok((ms, state, stages, share)) => {
                     let trip = before.map(|b| b.max(cores::round_trip_ns()));
+                    let cores = match trip {
+                        Some(t) if t.is_finite() => format!(", cores {t:.0} ns apart"),
+                        Some(_) => ", cores not measured".to_string(),
+                        None => String::new(),
+                    };
                     let alone = share.map_or(String::new(), |a| {
                         format!(", {:.0}% of steps on one thread", 100.0 * a)
                     });
-                    match trip {
-                        Some(t) if t.is_finite() => eprintln!(
-                            " {ms:.3} ms/step, end {}, cores {t:.0} ns apart{alone}",
-                            state.text()
-                        ),
-                        Some(_) => eprintln!(
-                            " {ms:.3} ms/step, end {}, cores not measured{alone}",
-                            state.text()
-                        ),
-                        None => eprintln!(" {ms:.3} ms/step, end {}{alone}", state.text()),
-                    }
+                    eprintln!(" {ms:.3} ms/step, end {}{cores}{alone}", state.text());
                     if let Outcome::Ran {
                         ms_per_step,
                         trips,
