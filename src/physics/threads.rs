@@ -439,6 +439,12 @@ const TRIAL_STEPS: u8 = 3;
 /// A trial step wins when it takes at most this share of the mode's median step.
 #[cfg(feature = "parallel")]
 const TRIAL_WINS: f32 = 0.92;
+/// A trial's first step is not judged unless it takes more than this many times the mode's
+/// median: it pays for the cache lines the other mode left on the other core (the bodies a
+/// team step wrote; far apart, enough to lose a trial its next steps would win: the junkyard,
+/// 4.8 ms a team step, 3.8 alone). A step slower than that still ends the trial at once.
+#[cfg(feature = "parallel")]
+const WARM_UP: f32 = 2.0;
 /// The mode's median step this much slower than at the last trial tries the other at once
 /// (the cores moving apart slow a two-thread step by 1.7 to 2 times; a scene that grows, less
 /// at a time).
@@ -455,9 +461,10 @@ const SLOWED: f32 = 1.5;
 /// 2,027 boxes: 2.7 ms a step against 1.86). Results are the same either way, so the choice
 /// is free to follow the clock: the steps run in one mode; every `PERIOD` steps, or at once
 /// when its median step has slowed by `SLOWED`, a trial runs the next steps in the other.
-/// A trial step that loses (`TRIAL_WINS`) ends the trial, and the next comes after twice the
-/// period: while the mode is the faster, trials cost one step each, ever further apart.
-/// `TRIAL_STEPS` won in a row make the other the mode.
+/// Its first step warms the caches (`WARM_UP`); a trial step after that that loses
+/// (`TRIAL_WINS`) ends the trial, and the next comes after twice the period: while the mode
+/// is the faster, trials cost two steps each, ever further apart. `TRIAL_STEPS` won in a row
+/// make the other the mode.
 #[cfg(feature = "parallel")]
 #[derive(Clone, Debug)]
 struct Adapt {
@@ -474,6 +481,8 @@ struct Adapt {
     trial: Option<u8>,
     /// The mode's median step at the last trial (or when the mode started).
     baseline: f32,
+    /// The running trial's next step is its first (`WARM_UP`).
+    warm: bool,
 }
 
 #[cfg(feature = "parallel")]
@@ -488,6 +497,7 @@ impl Default for Adapt {
             period: PERIOD.0,
             trial: None,
             baseline: f32::INFINITY,
+            warm: false,
         }
     }
 }
@@ -506,6 +516,9 @@ impl Adapt {
         }
         if let Some(won) = self.trial {
             let median = self.median();
+            if std::mem::take(&mut self.warm) && seconds <= WARM_UP * median {
+                return;
+            }
             if seconds > TRIAL_WINS * median {
                 // Lost: stay, and try again after twice the period.
                 self.trial = None;
@@ -541,6 +554,7 @@ impl Adapt {
         }
         if slowed || self.since >= self.period {
             self.trial = Some(0);
+            self.warm = true;
         }
     }
 
@@ -830,13 +844,45 @@ mod tests {
     /// on the caller alone; how many ran alone.
     #[cfg(feature = "parallel")]
     fn run_adapt(adapt: &mut Adapt, steps: usize, team: f32, solo: f32) -> usize {
+        run_adapt_cold(adapt, steps, team, solo, solo)
+    }
+
+    /// As `run_adapt`, a step on the caller alone right after one on the team taking
+    /// `first_solo` (it pays for the cache lines the team's other thread wrote).
+    #[cfg(feature = "parallel")]
+    fn run_adapt_cold(
+        adapt: &mut Adapt,
+        steps: usize,
+        team: f32,
+        solo: f32,
+        first_solo: f32,
+    ) -> usize {
+        let mut after_team = false;
         (0..steps)
             .filter(|_| {
                 let alone = adapt.solo_now();
-                adapt.record(if alone { solo } else { team });
+                adapt.record(match (alone, after_team) {
+                    (false, _) => team,
+                    (true, true) => first_solo,
+                    (true, false) => solo,
+                });
+                after_team = !alone;
                 alone
             })
             .count()
+    }
+
+    /// Trials of the other mode in `steps` steps while the mode stays the faster: one at
+    /// each period, the period doubling up to `most`.
+    #[cfg(feature = "parallel")]
+    fn trials_in(steps: u32, most: u32) -> usize {
+        let (mut at, mut period, mut trials) = (0, PERIOD.0, 0);
+        while at + period <= steps {
+            at += period;
+            period = (period * 2).min(most);
+            trials += 1;
+        }
+        trials
     }
 
     /// Step times of the tumbler on two threads, seconds: the cores near each other (the
@@ -849,14 +895,19 @@ mod tests {
     const ALONE: f32 = 1.86e-3;
 
     /// While the team is the faster it stays, and its trials of the caller alone, each
-    /// twice as far apart as the last, cost a handful of steps in two thousand.
+    /// twice as far apart as the last, cost two steps each (the warm-up and the loss): a
+    /// dozen steps in two thousand.
     #[cfg(feature = "parallel")]
     #[test]
     fn adapt_keeps_the_team_while_it_is_faster() {
         let mut adapt = Adapt::default();
         let alone = run_adapt(&mut adapt, 2000, NEAR, ALONE);
         assert!(!adapt.solo);
-        assert!((1..=8).contains(&alone), "{alone} steps alone");
+        let trials = trials_in(2000, PERIOD.1);
+        assert!(
+            (trials..=2 * trials).contains(&alone),
+            "{alone} steps alone in {trials} trials"
+        );
     }
 
     /// One cheap step of the other mode proves nothing: a trial must win step after step
@@ -869,8 +920,9 @@ mod tests {
         for step in 0..2000 {
             let time = if adapt.solo_now() {
                 alone += 1;
-                // Each trial's first step cheap, its second not.
-                if alone % 2 == 1 {
+                // Each trial's warm-up step as dear as ever, its first judged step cheap,
+                // its second not.
+                if alone % 3 == 2 {
                     1.0e-3
                 } else {
                     ALONE
@@ -881,7 +933,25 @@ mod tests {
             adapt.record(time);
             assert!(!adapt.solo, "moved to the caller alone at step {step}");
         }
-        assert!(alone >= 2, "{alone} trial steps");
+        assert!(alone >= 3, "{alone} trial steps");
+    }
+
+    /// The first step on the caller alone after the team's pays for the cache lines the
+    /// other thread wrote. Far apart, that step can be slower than a team step though the
+    /// steps after it are faster (the junkyard): it is not judged, and the steps move.
+    /// A first step slower than `WARM_UP` times the mode's still ends the trial at once.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn adapt_leaves_a_trials_first_step_unjudged() {
+        let mut adapt = Adapt::default();
+        run_adapt_cold(&mut adapt, 2000, FAR, ALONE, 1.5 * FAR);
+        assert!(adapt.solo, "stayed on the team, far apart");
+
+        let mut adapt = Adapt::default();
+        let alone = run_adapt_cold(&mut adapt, 2000, NEAR, ALONE, 3.0 * NEAR);
+        assert!(!adapt.solo);
+        let trials = trials_in(2000, PERIOD.1);
+        assert!(alone <= trials, "{alone} steps alone in {trials} trials");
     }
 
     /// When the caller alone is the faster from the start, the steps move to it at the
@@ -893,8 +963,9 @@ mod tests {
         let alone = run_adapt(&mut adapt, 2000, FAR, ALONE);
         assert!(adapt.solo);
         let team = 2000 - alone;
-        // The first period on the team, then a trial step at most every `PERIOD.2`.
-        let most = PERIOD.0 as usize + 2000 / PERIOD.2 as usize + 1;
+        // The first period on the team and the winning trial's warm-up, then two trial
+        // steps at most every `PERIOD.2`.
+        let most = PERIOD.0 as usize + 1 + 2 * (2000 / PERIOD.2 as usize + 1);
         assert!(team <= most, "{team} steps on the team");
     }
 
@@ -907,27 +978,24 @@ mod tests {
         run_adapt(&mut adapt, 1000, NEAR, ALONE);
         assert!(!adapt.solo);
         // Half the last steps slow move the median; the trial's steps follow.
-        run_adapt(&mut adapt, RECENT / 2 + TRIAL_STEPS as usize, FAR, ALONE);
+        let trial = 1 + TRIAL_STEPS as usize;
+        run_adapt(&mut adapt, RECENT / 2 + trial, FAR, ALONE);
         assert!(adapt.solo, "still on the team after the cores moved apart");
         let alone = run_adapt(&mut adapt, 1000, FAR, ALONE);
-        let trials = 1000 - alone;
+        let trial_steps = 1000 - alone;
         assert!(
-            trials <= 1000 / PERIOD.2 as usize + 1,
-            "{trials} trial steps"
+            trial_steps <= 2 * (1000 / PERIOD.2 as usize + 1),
+            "{trial_steps} trial steps"
         );
         // Back together: the next trial, at most the longest period away, wins.
-        run_adapt(
-            &mut adapt,
-            (PERIOD.2 + 1) as usize + TRIAL_STEPS as usize,
-            NEAR,
-            ALONE,
-        );
+        run_adapt(&mut adapt, (PERIOD.2 + 2) as usize + trial, NEAR, ALONE);
         assert!(
             !adapt.solo,
             "still alone after the cores came back together"
         );
         let alone = run_adapt(&mut adapt, 1000, NEAR, ALONE);
-        assert!(alone <= 8, "{alone} of 1000 steps alone");
+        let trials = trials_in(1000, PERIOD.1);
+        assert!(alone <= 2 * trials, "{alone} of 1000 steps alone");
     }
 
     /// Every colour's batches run exactly once, and a colour only after every batch of
