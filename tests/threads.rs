@@ -244,6 +244,80 @@ fn a_field_of_thousands_of_bodies_is_identical_at_one_two_and_three_threads() {
     assert_ne!(falling_field(1, steps + 1).state_hash(), one);
 }
 
+/// 1,000 groups of two overlapping boxes, far apart, without gravity, of four kinds: two
+/// bodies joined by a pin (collide_connected off), two bodies whose shapes share a negative
+/// filter group, one body with both boxes, and two plain bodies. Only the plain pairs may
+/// collide: the broad phase drops the others in its pair walk, split across the threads.
+fn kept_apart(threads: usize) -> (World, Vec<(BodyHandle, BodyHandle)>) {
+    let mut world = World::new(SolverSettings {
+        gravity: Vec2::ZERO,
+        ..awake_settings()
+    });
+    world.set_thread_count(threads).unwrap();
+    let block = Geometry::Polygon(Polygon::new_box(0.25, 0.25).unwrap());
+    let mut plain = Vec::new();
+    for group in 0..1000 {
+        let p = Vec2::new((group % 40) as f32 * 3.0, (group / 40) as f32 * 3.0);
+        let q = p + Vec2::new(0.3, 0.1);
+        let a = world.create_body(&BodyDef::dynamic(p)).unwrap();
+        let mut def = ShapeDef::new(block);
+        if group % 4 == 1 {
+            def.filter.group_index = -1;
+        }
+        world.create_shape(a, &def).unwrap();
+        if group % 4 == 2 {
+            let offset = Polygon::new_offset_box(0.25, 0.25, q - p, 0.0).unwrap();
+            world
+                .create_shape(a, &ShapeDef::new(Geometry::Polygon(offset)))
+                .unwrap();
+            continue;
+        }
+        let b = world.create_body(&BodyDef::dynamic(q)).unwrap();
+        world.create_shape(b, &def).unwrap();
+        match group % 4 {
+            0 => {
+                let pin = RevoluteJointDef::new((p + q) * 0.5);
+                world.create_joint(&JointDef::new(a, b, pin)).unwrap();
+            }
+            3 => plain.push((a, b)),
+            _ => {}
+        }
+    }
+    (world, plain)
+}
+
+/// The pairs that may not collide (joined, filtered out, one body's shapes) get no
+/// contact, whatever the thread count; the plain pairs each get theirs, and the states
+/// match step for step.
+#[test]
+fn pairs_that_may_not_collide_get_no_contact_at_one_two_and_three_threads() {
+    let runs: Vec<_> = [1, 2, 3].into_iter().map(kept_apart).collect();
+    let mut plain = runs[0].1.clone();
+    plain.sort();
+    let mut worlds: Vec<World> = runs.into_iter().map(|(world, _)| world).collect();
+    for step in 0..30 {
+        for world in &mut worlds {
+            world.step(DT);
+        }
+        let hash = worlds[0].state_hash();
+        for (k, world) in worlds.iter().enumerate() {
+            assert_eq!(world.state_hash(), hash, "{} threads, step {step}", k + 1);
+            let mut pairs: Vec<_> = world.contacts().map(|c| (c.body_a(), c.body_b())).collect();
+            pairs.sort();
+            if step == 0 {
+                // All 250 plain pairs overlap at the start, and nothing else may touch.
+                assert_eq!(pairs, plain, "{} threads", k + 1);
+            } else {
+                assert!(
+                    pairs.iter().all(|p| plain.binary_search(p).is_ok()),
+                    "{} threads, step {step}: a pair that may not collide has a contact",
+                    k + 1
+                );
+            }
+        }
+    }
+}
+
 /// 64 chains of six boxes dropped on the ground, each linked by a limited spring
 /// revolute, a weld, a spring distance joint, a limited prismatic and a wheel: 320 joints
 /// solved one by one (none a free pin), which several threads solve level by level
